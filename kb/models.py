@@ -1,0 +1,201 @@
+"""Knowledge base: project-scoped documents, their chunks (vectors + full text) and edges."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from portal.access.models import Project
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+EMBEDDING_DIMENSIONS = 384
+
+
+class SourceType(models.TextChoices):
+    MARKDOWN = "markdown", "Markdown"
+    TEXT = "text", "Plain text"
+    HTML = "html", "HTML"
+
+
+class CanonicalType(models.TextChoices):
+    PROJECT_INDEX = "project-index"
+    MODULE_KB = "module-kb"
+    DECISION = "decision"
+    RUNBOOK = "runbook"
+    STANDARD = "standard"
+    INCIDENT = "incident"
+    INTEGRATION = "integration"
+    DOMAIN_CONCEPT = "domain-concept"
+    REJECTED_APPROACH = "rejected-approach"
+
+
+class CanonicalStatus(models.TextChoices):
+    DRAFT = "draft"
+    REVIEW = "review"
+    ACCEPTED = "accepted"
+    SUPERSEDED = "superseded"
+    DEPRECATED = "deprecated"
+    ARCHIVED = "archived"
+
+
+class GenerationSource(models.TextChoices):
+    HUMAN = "human"
+    AUTO = "auto"
+
+
+class EvidenceTier(models.TextChoices):
+    CANONICAL = "canonical", "Canonical (curated record)"
+    DOCUMENT = "document", "Document (uncurated)"
+    AUTO = "auto", "Auto-generated"
+
+
+class EdgeType(models.TextChoices):
+    RELATED_TO = "related_to"
+    SUPERSEDES = "supersedes"
+    INVALIDATED_BY = "invalidated_by"
+    DEPENDS_ON = "depends_on"
+    IMPLEMENTS = "implements"
+    DECISION_FOR = "decision_for"
+    USES = "uses"
+    AFFECTS = "affects"
+    DOCUMENTED_BY = "documented_by"
+    OWNED_BY = "owned_by"
+
+
+class DocumentQuerySet(models.QuerySet["Document"]):
+    def alive(self) -> DocumentQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
+    def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> DocumentQuerySet:
+        """The one visibility rule: not soft-deleted and in a project the user belongs to."""
+        return self.alive().filter(project__in=Project.objects.visible_to(user))
+
+    def editable_by(self, user: AbstractBaseUser | AnonymousUser) -> DocumentQuerySet:
+        """Visible documents the user may curate (editor/admin of the project)."""
+        return self.alive().filter(project__in=Project.objects.editable_by(user))
+
+
+class Document(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="documents")
+    title = models.CharField(max_length=500)
+    slug = models.SlugField(max_length=200, allow_unicode=False)
+    doc_id = models.CharField(max_length=100, blank=True, default="")
+    source_path = models.CharField(max_length=1000)
+    source_type = models.CharField(max_length=20, choices=SourceType.choices)
+    content_hash = models.CharField(max_length=64)
+    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    owners = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    summary = models.TextField(blank=True, default="")
+    evidence_tier = models.CharField(
+        max_length=20, choices=EvidenceTier.choices, default=EvidenceTier.DOCUMENT
+    )
+    canonical_type = models.CharField(
+        max_length=30, choices=CanonicalType.choices, null=True, blank=True
+    )
+    canonical_status = models.CharField(
+        max_length=20, choices=CanonicalStatus.choices, null=True, blank=True
+    )
+    retrieval_priority = models.PositiveSmallIntegerField(
+        default=50, validators=[MinValueValidator(0), MaxValueValidator(100)]
+    )
+    generation_source = models.CharField(
+        max_length=10, choices=GenerationSource.choices, default=GenerationSource.HUMAN
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = DocumentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["project_id", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "slug"], name="kb_document_unique_slug"),
+            models.CheckConstraint(
+                condition=models.Q(retrieval_priority__gte=0, retrieval_priority__lte=100),
+                name="kb_document_priority_range",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["project", "source_path"], name="kb_doc_project_path"),
+            models.Index(fields=["canonical_type", "canonical_status"], name="kb_doc_canonical"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id}/{self.slug}"
+
+    @property
+    def is_canonical(self) -> bool:
+        return bool(self.canonical_type and self.canonical_status)
+
+    @property
+    def project_key(self) -> str:
+        return self.project.key
+
+
+class Chunk(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    chunk_order = models.PositiveIntegerField()
+    heading_path = models.CharField(max_length=1000, blank=True, default="")
+    text = models.TextField()
+    # Leading characters of `text` repeated from the previous chunk (context overlap);
+    # the preview strips them to rebuild the document faithfully.
+    overlap_chars = models.PositiveIntegerField(default=0)
+    token_count = models.PositiveIntegerField(default=0)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    search_vector = SearchVectorField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["document_id", "chunk_order"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "chunk_order"], name="kb_chunk_unique_order"
+            )
+        ]
+        indexes = [
+            HnswIndex(
+                name="kb_chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(fields=["search_vector"], name="kb_chunk_search_gin"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}#{self.chunk_order}"
+
+
+class Edge(models.Model):
+    from_document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="edges_out")
+    # Null until a document with `to_slug` arrives in the same project.
+    to_document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="edges_in", null=True, blank=True
+    )
+    to_slug = models.CharField(max_length=200)
+    edge_type = models.CharField(max_length=30, choices=EdgeType.choices)
+    weight = models.FloatField(default=1.0)
+    provenance = models.CharField(max_length=30, default="frontmatter")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "kb_edges"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["from_document", "to_slug", "edge_type"], name="kb_edge_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["to_slug"], name="kb_edge_to_slug")]
+
+    def __str__(self) -> str:
+        return f"{self.from_document_id} -{self.edge_type}-> {self.to_slug}"

@@ -1,0 +1,3 @@
+"""API routes of the knowledge base (mounted under /api/)."""
+
+urlpatterns: list = []

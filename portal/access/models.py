@@ -1,0 +1,79 @@
+"""Tenant-schema models: projects and who belongs to them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+PROJECT_KEY_VALIDATOR = RegexValidator(
+    r"^[a-z0-9][a-z0-9_-]{0,62}$",
+    "Project keys are 1-63 lowercase letters, digits, '-' or '_'.",
+)
+
+
+class Role(models.TextChoices):
+    READER = "reader", "Reader"
+    EDITOR = "editor", "Editor"
+    ADMIN = "admin", "Admin"
+
+
+EDITING_ROLES = (Role.EDITOR, Role.ADMIN)
+
+
+class ProjectQuerySet(models.QuerySet["Project"]):
+    def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> ProjectQuerySet:
+        """The one visibility rule for projects: members (any role) and tenant superusers."""
+        if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+            return self.none()
+        if user.is_superuser:
+            return self.all()
+        return self.filter(memberships__user_id=user.pk).distinct()
+
+    def editable_by(self, user: AbstractBaseUser | AnonymousUser) -> ProjectQuerySet:
+        """Projects whose documents `user` may curate (editor or admin role, or superuser)."""
+        if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+            return self.none()
+        if user.is_superuser:
+            return self.all()
+        return self.filter(
+            memberships__user_id=user.pk, memberships__role__in=EDITING_ROLES
+        ).distinct()
+
+
+class Project(models.Model):
+    key = models.CharField(max_length=63, unique=True, validators=[PROJECT_KEY_VALIDATOR])
+    name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["key"]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.READER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "project"], name="membership_unique_user_project"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} as {self.role}"

@@ -1,0 +1,51 @@
+"""Reads about access. Every read of tenant data goes through the visibility rule here."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import Http404
+
+from portal.access.models import Membership, Project, Role
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def project_list_visible(*, user: AnyUser) -> list[Project]:
+    """Projects the user may read, ordered by key."""
+    return list(Project.objects.visible_to(user).order_by("key"))
+
+
+def project_get_visible(*, user: AnyUser, key: str) -> Project:
+    """The project with `key` if the user may read it; Http404 otherwise."""
+    project = Project.objects.visible_to(user).filter(key=key).first()
+    if project is None:
+        raise Http404
+    return project
+
+
+def user_role(*, user: AnyUser, project: Project) -> str | None:
+    """The user's role in `project` (superusers act as admin), or None."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    if user.is_superuser:
+        return Role.ADMIN
+    membership = Membership.objects.filter(user_id=user.pk, project=project).first()
+    return membership.role if membership else None
+
+
+def user_can_edit(*, user: AnyUser, project: Project) -> bool:
+    """Whether the user may curate documents of `project`."""
+    return Project.objects.editable_by(user).filter(pk=project.pk).exists()
+
+
+def project_roles_for(*, user: AnyUser) -> list[tuple[str, str]]:
+    """(project key, role) for every project the user may read; superusers are admin of all."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    if user.is_superuser:
+        return [(key, Role.ADMIN) for key in Project.objects.values_list("key", flat=True)]
+    return list(
+        Membership.objects.filter(user_id=user.pk)
+        .order_by("project__key")
+        .values_list("project__key", "role")
+    )

@@ -1,0 +1,93 @@
+"""API plumbing shared by every app: the token endpoint and the error handler."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.http import Http404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+logger = logging.getLogger(__name__)
+
+BAD_CREDENTIALS = "Unable to log in with the provided username and password."
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler, with every not-found collapsed to one body (no existence oracle)."""
+    if isinstance(exc, Http404 | NotFound):
+        return Response({"detail": "Not found."}, status=status.HTTP_404_NOT_FOUND)
+    return drf_exception_handler(exc, context)
+
+
+class TokenThrottle(AnonRateThrottle):
+    scope = "auth_token"
+
+
+class TokenObtainApi(APIView):
+    """Exchange a username and password for an API token of this tenant."""
+
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+    throttle_classes = [TokenThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: inline_serializer("TokenOutput", {"token": serializers.CharField()})},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(
+            request._request,
+            username=serializer.validated_data["username"],
+            password=serializer.validated_data["password"],
+        )
+        if user is None or not user.is_active:
+            return Response(
+                {"non_field_errors": [BAD_CREDENTIALS]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+class MeApi(APIView):
+    """Who the token or session belongs to, and the projects they may read."""
+
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        is_superuser = serializers.BooleanField()
+        projects = inline_serializer(
+            "MeProject",
+            {"key": serializers.CharField(), "role": serializers.CharField()},
+            many=True,
+        )
+
+    @extend_schema(responses={200: OutputSerializer})
+    def get(self, request: Request) -> Response:
+        from portal.access.selectors import project_roles_for
+
+        user = request.user
+        return Response(
+            {
+                "username": user.get_username(),
+                "is_superuser": user.is_superuser,
+                "projects": [
+                    {"key": key, "role": role} for key, role in project_roles_for(user=user)
+                ],
+            }
+        )

@@ -1,0 +1,26 @@
+"""URLs of a tenant host."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from portal import api, views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(
+            template_name="portal/login.html", redirect_authenticated_user=True
+        ),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/auth/token", api.TokenObtainApi.as_view(), name="api-token"),
+    path("api/auth/me", api.MeApi.as_view(), name="api-me"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/", include("kb.urls")),
+]

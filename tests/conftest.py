@@ -1,0 +1,98 @@
+"""Shared fixtures: tenants are created once per session; each test runs in a rolled-back transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django_tenants.utils import schema_context
+
+from portal.access.services import user_upsert
+from portal.tenants.models import Tenant
+from portal.tenants.services import public_tenant_ensure, tenant_create
+
+PUBLIC_HOST = "localhost"
+
+
+@dataclass(frozen=True)
+class TenantInfo:
+    tenant: Tenant
+    schema: str
+    host: str
+
+    def client(self, **extra: str) -> Client:
+        return Client(HTTP_HOST=self.host, **extra)
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        with schema_context(self.schema):
+            yield
+
+
+def _ensure_tenant(schema: str, host: str) -> TenantInfo:
+    tenant = Tenant.objects.filter(schema_name=schema).first()
+    if tenant is None:
+        tenant = tenant_create(schema_name=schema, domain=host, name=schema.title())
+    return TenantInfo(tenant=tenant, schema=schema, host=host)
+
+
+@pytest.fixture(scope="session")
+def tenants(django_db_setup: None, django_db_blocker) -> dict[str, TenantInfo]:
+    """Two tenants, alpha and beta, plus the public host; created once per test session."""
+    with django_db_blocker.unblock():
+        public_tenant_ensure(domains=[PUBLIC_HOST])
+        infos = {
+            "alpha": _ensure_tenant("alpha", "alpha.localhost"),
+            "beta": _ensure_tenant("beta", "beta.localhost"),
+        }
+        connection.set_schema_to_public()
+    return infos
+
+
+@pytest.fixture
+def alpha(tenants: dict[str, TenantInfo], db: None) -> Iterator[TenantInfo]:
+    info = tenants["alpha"]
+    with info.scope():
+        yield info
+
+
+@pytest.fixture
+def beta(tenants: dict[str, TenantInfo], db: None) -> TenantInfo:
+    return tenants["beta"]
+
+
+def make_user(
+    info: TenantInfo,
+    username: str,
+    *,
+    password: str = "pw-secret-123",
+    projects: dict[str, str] | None = None,
+    superuser: bool = False,
+):
+    """Create (or update) a user of tenant `info` with {project_key: role} memberships."""
+    with info.scope():
+        user, _ = user_upsert(
+            username=username,
+            password=password,
+            project_roles=list((projects or {}).items()),
+            superuser=superuser,
+        )
+    return user
+
+
+def token_for(info: TenantInfo, user) -> str:
+    from rest_framework.authtoken.models import Token
+
+    with info.scope():
+        token, _ = Token.objects.get_or_create(user=user)
+        return token.key
+
+
+@pytest.fixture
+def user_model():
+    return get_user_model()
