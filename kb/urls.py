@@ -1,3 +1,8 @@
 """API routes of the knowledge base (mounted under /api/)."""
 
-urlpatterns: list = []
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("kb.urls_documents")),
+    path("", include("kb.urls_search")),
+]

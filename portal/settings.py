@@ -106,6 +106,8 @@ TENANT_APPS = [
     "rest_framework.authtoken",
     "portal.access",
     "kb",
+    "canonical",
+    "chat",
 ]
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
@@ -193,6 +195,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "portal.api.exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         "auth_token": env_str("API_TOKEN_RATE", "20/min"),
+        "search": env_str("API_SEARCH_RATE", "600/min"),
+        "chat": env_str("API_CHAT_RATE", "120/min"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -218,6 +222,80 @@ LOGGING = {
 
 # --- Knowledge base and retrieval (env names KB_*; defaults from DESIGN.md) ----------------
 KB = {
+    # Embeddings: local (sentence-transformers, offline package) | openai | hash (tests only)
     "EMBEDDING_PROVIDER": env_str("KB_EMBEDDING_PROVIDER", "hash" if TESTING else "local"),
     "EMBEDDING_DIMENSIONS": env_int("KB_EMBEDDING_DIMENSIONS", 384),
+    "EMBEDDING_BATCH_SIZE": env_int("KB_EMBEDDING_BATCH_SIZE", 64),
+    "EMBEDDING_BASE_URL": env_str("KB_EMBEDDING_BASE_URL", "https://api.openai.com/v1"),
+    "EMBEDDING_MODEL": env_str("KB_EMBEDDING_MODEL", "text-embedding-3-small"),
+    "EMBEDDING_API_KEY": env_str("KB_EMBEDDING_API_KEY"),
+    "EMBEDDING_TIMEOUT": env_float("KB_EMBEDDING_TIMEOUT", 30.0),
+    # Chunking
+    "CHUNK_TARGET_TOKENS": env_int("KB_CHUNK_TARGET_TOKENS", 512),
+    "CHUNK_MAX_TOKENS": env_int("KB_CHUNK_MAX_TOKENS", 768),
+    "CHUNK_OVERLAP_TOKENS": env_int("KB_CHUNK_OVERLAP_TOKENS", 64),
+    "INGEST_MAX_FILE_BYTES": env_int("KB_INGEST_MAX_FILE_BYTES", 50 * 1024 * 1024),
+    # Retrieval arms
+    "FTS_LANGUAGE": env_str("KB_FTS_LANGUAGE", "english"),
+    "HYBRID_SEARCH_ENABLED": env_bool("KB_HYBRID_SEARCH_ENABLED", True),
+    "DEFAULT_LIMIT": env_int("KB_DEFAULT_LIMIT", 8),
+    "MAX_LIMIT": env_int("KB_MAX_LIMIT", 100),
+    "CANDIDATE_MULTIPLIER": env_int("KB_CANDIDATE_MULTIPLIER", 3),
+    "HNSW_EF_SEARCH": env_int("KB_HNSW_EF_SEARCH", 100),
+    "QUERY_MAX_CHARS": env_int("KB_QUERY_MAX_CHARS", 10_000),
+    # Fusion: rerank_weighted_sum | rrf | semantic_only
+    "FUSION_METHOD": env_str("KB_FUSION_METHOD", "rerank_weighted_sum"),
+    "RRF_K": env_int("KB_RRF_K", 60),
+    "HYBRID_SEMANTIC_WEIGHT": env_float("KB_HYBRID_SEMANTIC_WEIGHT", 0.70),
+    "HYBRID_FTS_WEIGHT": env_float("KB_HYBRID_FTS_WEIGHT", 0.30),
+    # Weighted-sum reranker (signals min-max normalised when RERANK_NORMALIZE_SCORES)
+    "RERANK_NORMALIZE_SCORES": env_bool("KB_RERANK_NORMALIZE_SCORES", True),
+    "RERANK_VECTOR_WEIGHT": env_float("KB_RERANK_VECTOR_WEIGHT", 0.55),
+    "RERANK_KEYWORD_WEIGHT": env_float("KB_RERANK_KEYWORD_WEIGHT", 0.25),
+    "RERANK_HEADING_WEIGHT": env_float("KB_RERANK_HEADING_WEIGHT", 0.05),
+    "RERANK_TAG_OVERLAP_WEIGHT": env_float("KB_RERANK_TAG_OVERLAP_WEIGHT", 0.05),
+    "RERANK_PREAMBLE_WEIGHT": env_float("KB_RERANK_PREAMBLE_WEIGHT", 0.05),
+    "RERANK_RECENCY_WEIGHT": env_float("KB_RERANK_RECENCY_WEIGHT", 0.02),
+    "RERANK_RECENCY_HALF_LIFE_DAYS": env_float("KB_RERANK_RECENCY_HALF_LIFE_DAYS", 180.0),
+    "RERANK_STATUS_WEIGHT": env_float("KB_RERANK_STATUS_WEIGHT", 0.02),
+    "RERANK_MENTION_BOOST_WEIGHT": env_float("KB_RERANK_MENTION_BOOST_WEIGHT", 0.50),
+    # Canonical trust gradient
+    "CANONICAL_PRIORITY_WEIGHT": env_float("KB_CANONICAL_PRIORITY_WEIGHT", 0.001),
+    "CANONICAL_SUPERSEDED_PENALTY": env_float("KB_CANONICAL_SUPERSEDED_PENALTY", 0.40),
+    "CANONICAL_DEPRECATED_PENALTY": env_float("KB_CANONICAL_DEPRECATED_PENALTY", 0.40),
+    "CANONICAL_ARCHIVED_PENALTY": env_float("KB_CANONICAL_ARCHIVED_PENALTY", 0.60),
+    "CANONICAL_AUTO_TIER_PENALTY": env_float("KB_CANONICAL_AUTO_TIER_PENALTY", 0.02),
+    # Threshold, diversification, runner-ups
+    "MIN_SIMILARITY": env_float("KB_MIN_SIMILARITY", 0.30),
+    "MAX_CHUNKS_PER_DOC": env_int("KB_MAX_CHUNKS_PER_DOC", 3),
+    "RUNNER_UP_MAX": env_int("KB_RUNNER_UP_MAX", 15),
+    "RUNNER_UP_MIN_SIMILARITY": env_float("KB_RUNNER_UP_MIN_SIMILARITY", 0.20),
+    # Graph expansion (1 hop) and rejected-approach injection
+    "GRAPH_EXPANSION_ENABLED": env_bool("KB_GRAPH_EXPANSION_ENABLED", True),
+    "GRAPH_EXPANSION_EDGE_TYPES": env_list(
+        "KB_GRAPH_EXPANSION_EDGE_TYPES",
+        ["depends_on", "implements", "decision_for", "related_to", "supersedes"],
+    ),
+    "GRAPH_EXPANSION_MAX_NODES": env_int("KB_GRAPH_EXPANSION_MAX_NODES", 20),
+    "REJECTED_INJECTION_ENABLED": env_bool("KB_REJECTED_INJECTION_ENABLED", True),
+    "REJECTED_MIN_SIMILARITY": env_float("KB_REJECTED_MIN_SIMILARITY", 0.40),
+    "REJECTED_INJECTION_MAX_DOCS": env_int("KB_REJECTED_INJECTION_MAX_DOCS", 3),
+    # meta.relevance_level from the top quality_score
+    "RELEVANCE_HIGH": env_float("KB_RELEVANCE_HIGH", 0.60),
+    "RELEVANCE_MEDIUM": env_float("KB_RELEVANCE_MEDIUM", 0.40),
+}
+
+# --- Chat ----------------------------------------------------------------------------------
+CHAT = {
+    # Answer provider: extractive (offline, default) | openai (any OpenAI-compatible endpoint)
+    "PROVIDER": env_str("KB_CHAT_PROVIDER", "extractive"),
+    "BASE_URL": env_str("KB_CHAT_BASE_URL", "https://api.openai.com/v1"),
+    "MODEL": env_str("KB_CHAT_MODEL", "gpt-4o-mini"),
+    "API_KEY": env_str("KB_CHAT_API_KEY"),
+    "TIMEOUT": env_float("KB_CHAT_TIMEOUT", 30.0),
+    "STREAMING": env_bool("KB_CHAT_STREAMING", True),
+    "GROUNDING_MIN_SCORE": env_float("KB_GROUNDING_MIN_SCORE", 0.25),
+    "GROUNDING_MIN_COSINE": env_float("KB_GROUNDING_MIN_COSINE", 0.45),
+    "PROMPT_TIMEZONE": env_str("KB_PROMPT_TIMEZONE", "UTC"),
+    "QUESTION_MAX_CHARS": env_int("KB_QUESTION_MAX_CHARS", 10_000),
 }

@@ -1,0 +1,3 @@
+"""URL routes of the chat app."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Chat API routes (mounted under /api/)."""
+
+urlpatterns: list = []

@@ -1,0 +1,94 @@
+"""Typed values flowing through the retrieval pipeline. The contract chat and the API rely on."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Mode = Literal["hybrid", "dense", "keyword"]
+FusionMethod = Literal["rerank_weighted_sum", "rrf", "semantic_only"]
+ScoreLabel = Literal["dense", "hybrid"]
+Origin = Literal["primary", "graph_expansion", "rejected_injection", "runner_up"]
+RelevanceLevel = Literal["high", "medium", "low", "none"]
+
+MODES: tuple[str, ...] = ("hybrid", "dense", "keyword")
+FILTER_KEYS: tuple[str, ...] = (
+    "project_keys",
+    "tags",
+    "source_types",
+    "canonical_types",
+    "doc_ids",
+    "date_from",
+    "date_to",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchFilters:
+    """Query-time filters; applied inside the SQL of every arm, never widening visibility."""
+
+    project_keys: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
+    canonical_types: tuple[str, ...] = ()
+    doc_ids: tuple[int, ...] = ()
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+
+    def applied(self) -> dict[str, Any]:
+        """The non-empty filters, JSON-ready (echoed in meta)."""
+        out: dict[str, Any] = {}
+        for key, value in asdict(self).items():
+            if value in ((), None):
+                continue
+            out[key] = value.isoformat() if isinstance(value, dt.date) else list(value)
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchHit:
+    chunk_id: int
+    document_id: int
+    slug: str
+    title: str
+    project_key: str
+    heading_path: str
+    text: str
+    chunk_order: int
+    source_type: str
+    canonical_type: str | None
+    canonical_status: str | None
+    retrieval_priority: int
+    score: float  # fused score (or cosine in dense mode)
+    score_label: ScoreLabel
+    quality_score: float  # in [0, 1], from the one normaliser
+    cosine: float | None  # raw cosine similarity of the chunk to the query, when known
+    signals: dict[str, float] = field(default_factory=dict)  # per-signal breakdown
+    origin: Origin = "primary"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchResult:
+    primary: tuple[SearchHit, ...]
+    expanded: tuple[SearchHit, ...]
+    rejected: tuple[SearchHit, ...]
+    runner_up: tuple[SearchHit, ...]
+    meta: dict[str, Any]
+    # meta keys: primary_count, expanded_count, rejected_count, runner_up_count, retrieval_ms,
+    # search_strategy {semantic_enabled, fts_enabled, fusion_method, graph_expansion_enabled,
+    # rejected_injection_enabled, filters_applied}, retrieval_stats {candidates_pre_threshold,
+    # candidates_post_threshold, min_score_used, max_score_used}, relevance_level, mode,
+    # degraded (list of human-readable notes, e.g. keyword arm failed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "primary": [hit.to_dict() for hit in self.primary],
+            "expanded": [hit.to_dict() for hit in self.expanded],
+            "rejected": [hit.to_dict() for hit in self.rejected],
+            "runner_up": [hit.to_dict() for hit in self.runner_up],
+            "meta": self.meta,
+        }

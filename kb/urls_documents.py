@@ -1,0 +1,3 @@
+"""Document API routes (mounted under /api/)."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Search API routes (mounted under /api/)."""
+
+urlpatterns: list = []
