@@ -1,11 +1,11 @@
 """URLs of a tenant host."""
 
-from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from portal import api, views
+from portal.admin_site import site as admin_site
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -18,7 +18,7 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("admin/", admin.site.urls),
+    path("admin/", admin_site.urls),
     path("api/auth/token", api.TokenObtainApi.as_view(), name="api-token"),
     path("api/auth/me", api.MeApi.as_view(), name="api-me"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
