@@ -10,13 +10,7 @@ from portal.admin_site import site as admin_site
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(
-            template_name="portal/login.html", redirect_authenticated_user=True
-        ),
-        name="login",
-    ),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin_site.urls),
     path("api/auth/token", api.TokenObtainApi.as_view(), name="api-token"),

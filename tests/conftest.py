@@ -96,3 +96,13 @@ def token_for(info: TenantInfo, user) -> str:
 @pytest.fixture
 def user_model():
     return get_user_model()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate-limit counters live in the cache; every test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
