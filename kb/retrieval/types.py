@@ -92,3 +92,47 @@ class SearchResult:
             "runner_up": [hit.to_dict() for hit in self.runner_up],
             "meta": self.meta,
         }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    """One chunk proposed by an arm, with the document columns the ranker reads."""
+
+    chunk_id: int
+    document_id: int
+    slug: str
+    title: str
+    project_key: str
+    heading_path: str
+    text: str
+    chunk_order: int
+    source_type: str
+    canonical_type: str | None = None
+    canonical_status: str | None = None
+    retrieval_priority: int = 50
+    evidence_tier: str = "document"
+    generation_source: str = "human"
+    tags: tuple[str, ...] = ()
+    summary: str = ""
+    updated_at: dt.datetime | None = None
+    cosine: float | None = None  # cosine similarity to the query, when the query was embedded
+    keyword_score: float | None = None  # keyword-arm relevance (higher is better), when matched
+    semantic_rank: int | None = None  # 1-based position in the semantic arm
+    keyword_rank: int | None = None  # 1-based position in the keyword arm
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scored:
+    """A candidate with its fused score and the per-signal breakdown behind it."""
+
+    candidate: Candidate
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def document_id(self) -> int:
+        return self.candidate.document_id
+
+    @property
+    def cosine(self) -> float | None:
+        return self.candidate.cosine

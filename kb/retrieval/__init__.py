@@ -1,0 +1,23 @@
+"""Hybrid retrieval with the canonical trust gradient. One entry point: `search(...)`."""
+
+from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError, RetrievalError
+from kb.retrieval.pipeline import search
+from kb.retrieval.types import (
+    FILTER_KEYS,
+    MODES,
+    SearchFilters,
+    SearchHit,
+    SearchResult,
+)
+
+__all__ = [
+    "FILTER_KEYS",
+    "MODES",
+    "InvalidSearchRequest",
+    "KeywordArmError",
+    "RetrievalError",
+    "SearchFilters",
+    "SearchHit",
+    "SearchResult",
+    "search",
+]

@@ -1,0 +1,322 @@
+"""The two retrieval arms: semantic (pgvector HNSW, cosine) and keyword (PostgreSQL FTS).
+
+Both arms restrict to `Document.objects.visible_to(user)` plus the request filters INSIDE
+their SQL (a `document_id IN (<visible documents>)` sub-select), so a top-k is never cut
+before visibility is applied and nothing invisible is ever loaded.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import DatabaseError, connection, transaction
+from django.db.models import QuerySet
+
+from kb.models import Chunk, Document
+from kb.retrieval.exceptions import KeywordArmError
+from kb.retrieval.types import Candidate, SearchFilters
+from portal.access.models import Project
+
+_COLUMNS = """
+    c.id, c.document_id, d.slug, d.title, p.key, c.heading_path, c.text, c.chunk_order,
+    d.source_type, d.canonical_type, d.canonical_status, d.retrieval_priority,
+    d.evidence_tier, d.generation_source, d.tags, d.summary, d.updated_at
+"""
+
+
+def visible_documents(*, user, filters: SearchFilters | None) -> QuerySet[Document]:
+    """The one visibility rule, narrowed by the request filters (filters never widen it)."""
+    qs = Document.objects.visible_to(user)
+    if filters is None:
+        return qs
+    if filters.project_keys:
+        qs = qs.filter(project__key__in=filters.project_keys)
+    if filters.tags:
+        qs = qs.filter(tags__overlap=list(filters.tags))
+    if filters.source_types:
+        qs = qs.filter(source_type__in=filters.source_types)
+    if filters.canonical_types:
+        qs = qs.filter(canonical_type__in=filters.canonical_types)
+    if filters.doc_ids:
+        qs = qs.filter(id__in=filters.doc_ids)
+    if filters.date_from:
+        qs = qs.filter(updated_at__date__gte=filters.date_from)
+    if filters.date_to:
+        qs = qs.filter(updated_at__date__lte=filters.date_to)
+    return qs
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The visible-document sub-select (SQL + params) every arm and stage filters on."""
+
+    sql: str
+    params: tuple
+
+    @classmethod
+    def for_documents(cls, documents: QuerySet[Document]) -> Scope:
+        sql, params = documents.values("id").query.sql_with_params()
+        return cls(sql=sql, params=tuple(params))
+
+
+def vector_literal(vector: Sequence[float]) -> str:
+    """pgvector's text form of a vector (bound as a parameter, cast with ::vector)."""
+    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+
+
+def _tables() -> dict[str, str]:
+    return {
+        "chunk": Chunk._meta.db_table,
+        "document": Document._meta.db_table,
+        "project": Project._meta.db_table,
+    }
+
+
+def _candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
+    out = []
+    for position, row in enumerate(rows, start=1):
+        (chunk_id, document_id, slug, title, project_key, heading_path, text, chunk_order,
+         source_type, canonical_type, canonical_status, priority, tier, generation, tags,
+         summary, updated_at, cosine, keyword_score) = row  # fmt: skip
+        out.append(
+            Candidate(
+                chunk_id=chunk_id,
+                document_id=document_id,
+                slug=slug,
+                title=title,
+                project_key=project_key,
+                heading_path=heading_path,
+                text=text,
+                chunk_order=chunk_order,
+                source_type=source_type,
+                canonical_type=canonical_type,
+                canonical_status=canonical_status,
+                retrieval_priority=priority,
+                evidence_tier=tier,
+                generation_source=generation,
+                tags=tuple(tags or ()),
+                summary=summary or "",
+                updated_at=updated_at,
+                cosine=None if cosine is None else float(cosine),
+                keyword_score=None if keyword_score is None else float(keyword_score),
+                semantic_rank=position if arm == "semantic" else None,
+                keyword_rank=position if arm == "keyword" else None,
+            )
+        )
+    return out
+
+
+def semantic_arm(
+    *, vector: Sequence[float], scope: Scope, k: int, ef_search: int
+) -> list[Candidate]:
+    """The k chunks nearest to the query vector (cosine) among the visible, filtered chunks.
+
+    pgvector 0.6's HNSW scan yields at most ef_search rows and filters them afterwards, so
+    ef_search is raised to k, and a result shorter than k (a narrow filter, a small project)
+    is redone as an exact scan: a filter must never silently cost recall.
+    """
+    if k <= 0:
+        return []
+    t = _tables()
+    literal = vector_literal(vector)
+    sql = f"""
+        WITH hits AS MATERIALIZED (
+            SELECT c.id, c.embedding <=> %s::vector AS distance
+            FROM {t["chunk"]} c
+            WHERE c.embedding IS NOT NULL AND c.document_id IN ({scope.sql})
+            ORDER BY c.embedding <=> %s::vector
+            LIMIT %s
+        )
+        SELECT {_COLUMNS}, 1 - h.distance AS cosine, NULL::float8 AS keyword_score
+        FROM hits h
+        JOIN {t["chunk"]} c ON c.id = h.id
+        JOIN {t["document"]} d ON d.id = c.document_id
+        JOIN {t["project"]} p ON p.id = d.project_id
+        ORDER BY h.distance, c.id
+    """
+    params = (literal, *scope.params, literal, k)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, k))])
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+        if len(rows) < k:
+            cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+    return _candidates(rows, arm="semantic")
+
+
+# --- keyword arm ---------------------------------------------------------------------------
+
+# Document frequencies per tenant schema, for IDF weighting. Rebuilt when the chunk table
+# changes (its id range moves on every (re)ingest) or after a while; a stale figure only
+# nudges keyword ranking, never visibility.
+_DF_TTL_SECONDS = 600.0
+_df_lock = threading.Lock()
+_df_cache: dict[str, tuple[tuple[int, int], float, int, dict[str, int]]] = {}
+
+
+def _document_frequencies(cursor) -> tuple[int, dict[str, int]]:
+    """(number of chunks, {lexeme: chunks containing it}) for the current tenant schema."""
+    t = _tables()
+    cursor.execute(f"SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM {t['chunk']}")
+    marker = tuple(cursor.fetchone())
+    schema = connection.schema_name if hasattr(connection, "schema_name") else "public"
+    now = time.monotonic()
+    with _df_lock:
+        cached = _df_cache.get(schema)
+        if cached and cached[0] == marker and now - cached[1] < _DF_TTL_SECONDS:
+            return cached[2], cached[3]
+    cursor.execute(f"SELECT count(*) FROM {t['chunk']} WHERE search_vector IS NOT NULL")
+    total = int(cursor.fetchone()[0])
+    cursor.execute(
+        f"SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM {t['chunk']} "
+        "WHERE search_vector IS NOT NULL')"
+    )
+    frequencies = {word: int(ndoc) for word, ndoc in cursor.fetchall()}
+    with _df_lock:
+        _df_cache[schema] = (marker, now, total, frequencies)
+    return total, frequencies
+
+
+def reset_keyword_stats() -> None:
+    """Forget cached document frequencies (tests, bulk loads)."""
+    with _df_lock:
+        _df_cache.clear()
+
+
+def _tsquery_literal(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def idf(total: int, df: int) -> float:
+    """BM25's inverse document frequency (the +1 form, never negative)."""
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+# Terms in more than this share of chunks still score, but do not by themselves make a
+# chunk a candidate: OR-matching on "the"-like words would scan most of the table.
+COMMON_TERM_SHARE = 0.25
+MAX_QUERY_TERMS = 64
+
+
+def keyword_arm(
+    *,
+    query: str,
+    scope: Scope,
+    k: int,
+    language: str,
+    vector: Sequence[float] | None = None,
+) -> list[Candidate]:
+    """The k best full-text matches among the visible chunks, OR-semantics, IDF-weighted.
+
+    plainto_tsquery ANDs every term, which returns nothing for a long natural-language
+    question; here any query lexeme may match, each weighted by its IDF times ts_rank's
+    saturating, length-normalised term frequency (a BM25-like score). Runs in a savepoint:
+    any database error (e.g. an unknown text-search configuration) raises KeywordArmError
+    and leaves the surrounding transaction usable.
+    """
+    if k <= 0:
+        return []
+    t = _tables()
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s))", [language, query]
+            )
+            lexemes = [row[0] for row in cursor.fetchall()][:MAX_QUERY_TERMS]
+            if not lexemes:
+                return []
+            total, frequencies = _document_frequencies(cursor)
+            weighted = [(lex, idf(total, frequencies.get(lex, 0))) for lex in lexemes]
+            matching = [
+                lex for lex in lexemes if frequencies.get(lex, 0) <= COMMON_TERM_SHARE * total
+            ] or lexemes
+            match_query = " | ".join(_tsquery_literal(lex) for lex in matching)
+            score_sql = " + ".join(
+                "%s * ts_rank(c.search_vector, %s::tsquery, 1)" for _ in weighted
+            )
+            score_params: list = []
+            for lex, weight in weighted:
+                score_params += [weight, _tsquery_literal(lex)]
+            cosine_sql = "1 - (c.embedding <=> %s::vector)" if vector is not None else "NULL"
+            cosine_params = [vector_literal(vector)] if vector is not None else []
+            cursor.execute(
+                f"""
+                WITH hits AS MATERIALIZED (
+                    SELECT c.id, ({score_sql}) AS keyword_score
+                    FROM {t["chunk"]} c
+                    WHERE c.search_vector @@ %s::tsquery AND c.document_id IN ({scope.sql})
+                    ORDER BY 2 DESC, c.id
+                    LIMIT %s
+                )
+                SELECT {_COLUMNS}, {cosine_sql} AS cosine, h.keyword_score
+                FROM hits h
+                JOIN {t["chunk"]} c ON c.id = h.id
+                JOIN {t["document"]} d ON d.id = c.document_id
+                JOIN {t["project"]} p ON p.id = d.project_id
+                ORDER BY h.keyword_score DESC, c.id
+                """,
+                (*score_params, match_query, *scope.params, k, *cosine_params),
+            )
+            rows = cursor.fetchall()
+    except DatabaseError as exc:
+        raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
+    return _candidates(rows, arm="keyword")
+
+
+def cosines_for(*, vector: Sequence[float], chunk_ids: Sequence[int]) -> dict[int, float]:
+    """Cosine of the query to specific chunks (keyword-only candidates, graph neighbours)."""
+    if not chunk_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {_tables()['chunk']} "
+            "WHERE id = ANY(%s) AND embedding IS NOT NULL",
+            [vector_literal(vector), list(chunk_ids)],
+        )
+        return {chunk_id: float(cosine) for chunk_id, cosine in cursor.fetchall()}
+
+
+def best_chunk_per_document(
+    *,
+    scope: Scope,
+    vector: Sequence[float] | None,
+    where: str = "TRUE",
+    params: Sequence = (),
+) -> list[Candidate]:
+    """Each visible document matching `where` (on `d`) with its chunk nearest the query.
+
+    Without a query vector the document's first chunk stands in. Used by graph expansion
+    and rejected injection, which rank documents, not chunks.
+    """
+    t = _tables()
+    if vector is not None:
+        literal = vector_literal(vector)
+        cosine_sql, order_sql, cosine_params = (
+            "1 - (c.embedding <=> %s::vector)",
+            "c.embedding <=> %s::vector NULLS LAST, c.chunk_order",
+            [literal],
+        )
+        order_params = [literal]
+    else:
+        cosine_sql, order_sql, cosine_params, order_params = "NULL", "c.chunk_order", [], []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT DISTINCT ON (c.document_id)
+                {_COLUMNS}, {cosine_sql} AS cosine, NULL::float8 AS keyword_score
+            FROM {t["chunk"]} c
+            JOIN {t["document"]} d ON d.id = c.document_id
+            JOIN {t["project"]} p ON p.id = d.project_id
+            WHERE c.document_id IN ({scope.sql}) AND ({where})
+            ORDER BY c.document_id, {order_sql}
+            """,
+            (*cosine_params, *scope.params, *params, *order_params),
+        )
+        rows = cursor.fetchall()
+    return _candidates(rows, arm="none")

@@ -1,0 +1,280 @@
+"""The retrieval pipeline: embed -> arms -> fuse -> floor/cap -> expand -> inject -> normalise."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from kb.retrieval import query as query_text
+from kb.retrieval.arms import Scope, keyword_arm, semantic_arm, visible_documents
+from kb.retrieval.diversify import select
+from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
+from kb.retrieval.expand import expand
+from kb.retrieval.fusion import FUSION_METHODS, KEYWORD_ONLY, fuse, merge_arms
+from kb.retrieval.inject import inject
+from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
+from kb.retrieval.rerank import Weights
+from kb.retrieval.types import (
+    MODES,
+    Candidate,
+    Origin,
+    Scored,
+    SearchFilters,
+    SearchHit,
+    SearchResult,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def _hit(
+    candidate: Candidate,
+    *,
+    score: float,
+    label: str,
+    quality: float,
+    signals: dict[str, float],
+    origin: Origin,
+) -> SearchHit:
+    return SearchHit(
+        chunk_id=candidate.chunk_id,
+        document_id=candidate.document_id,
+        slug=candidate.slug,
+        title=candidate.title,
+        project_key=candidate.project_key,
+        heading_path=candidate.heading_path,
+        text=candidate.text,
+        chunk_order=candidate.chunk_order,
+        source_type=candidate.source_type,
+        canonical_type=candidate.canonical_type,
+        canonical_status=candidate.canonical_status,
+        retrieval_priority=candidate.retrieval_priority,
+        score=round(score, 6),
+        score_label=label,  # type: ignore[arg-type]
+        quality_score=quality,
+        cosine=None if candidate.cosine is None else round(candidate.cosine, 6),
+        signals={name: round(value, 6) for name, value in signals.items()},
+        origin=origin,
+    )
+
+
+def _side_hit(candidate: Candidate, origin: Origin) -> SearchHit:
+    """Expanded and rejected hits are not part of the fused ranking: scored by their cosine."""
+    cosine = candidate.cosine
+    return _hit(
+        candidate,
+        score=cosine or 0.0,
+        label="dense",
+        quality=quality_score(label="dense", cosine=cosine, rank=1, batch_size=1),
+        signals={"vector": cosine or 0.0},
+        origin=origin,
+    )
+
+
+def _validate(
+    *, query: str, limit: int | None, mode: str, min_similarity: float | None, kb: dict
+) -> tuple[str, int, float]:
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidSearchRequest("query", "This field may not be blank.")
+    if len(query) > kb["QUERY_MAX_CHARS"]:
+        raise InvalidSearchRequest(
+            "query", f"Ensure this field has no more than {kb['QUERY_MAX_CHARS']} characters."
+        )
+    if mode not in MODES:
+        raise InvalidSearchRequest("mode", f"Unknown mode {mode!r}; use one of {list(MODES)}.")
+    limit = kb["DEFAULT_LIMIT"] if limit is None else limit
+    if not 1 <= limit <= kb["MAX_LIMIT"]:
+        raise InvalidSearchRequest("top", f"Must be between 1 and {kb['MAX_LIMIT']}.")
+    floor = kb["MIN_SIMILARITY"] if min_similarity is None else min_similarity
+    if not -1.0 <= floor <= 1.0:
+        raise InvalidSearchRequest("min_similarity", "Must be between -1 and 1 (cosine).")
+    return query, limit, float(floor)
+
+
+def search(
+    *,
+    user: Any,
+    query: str,
+    limit: int | None = None,
+    filters: SearchFilters | None = None,
+    min_similarity: float | None = None,
+    mode: str = "hybrid",
+    mentions: Iterable[str] = (),
+    query_vector: Sequence[float] | None = None,
+) -> SearchResult:
+    """Hybrid retrieval with the canonical trust gradient, as `user` may see it.
+
+    `mentions` adds slugs to those @mentioned in the query. `query_vector` skips embedding
+    the query (benchmarks that embed all queries up front). Numbers come from settings.KB,
+    read now. meta.retrieval_stats.min_score_used is the cosine floor applied and
+    max_score_used the best fused score of the primary list.
+    """
+    started = time.perf_counter()
+    kb = settings.KB
+    query, limit, floor = _validate(
+        query=query, limit=limit, mode=mode, min_similarity=min_similarity, kb=kb
+    )
+    fusion_method = kb["FUSION_METHOD"]
+    if fusion_method not in FUSION_METHODS:
+        fusion_method = "rerank_weighted_sum"
+        logger.warning("Unknown KB FUSION_METHOD; using rerank_weighted_sum")
+    weights = Weights.from_settings(kb)
+    all_mentions = (*query_text.mentions(query), *(m.lower() for m in mentions))
+    arm_query = query_text.strip_mentions(query)
+    scope = Scope.for_documents(visible_documents(user=user, filters=filters))
+    k = kb["CANDIDATE_MULTIPLIER"] * limit
+    degraded: list[str] = []
+
+    vector = list(query_vector) if query_vector is not None else None
+    if vector is None:
+        from kb.embeddings import EmbeddingError, get_embedder
+
+        try:
+            vector = get_embedder().embed_query(arm_query)
+        except EmbeddingError as exc:
+            logger.warning("query embedding failed, keyword-only search: %s", exc)
+            degraded.append(f"embedding failed ({exc}); keyword-only results")
+
+    want_semantic = mode in ("hybrid", "dense") and vector is not None
+    want_keyword = (mode == "keyword") or (
+        mode == "hybrid" and kb["HYBRID_SEARCH_ENABLED"] and fusion_method != "semantic_only"
+    )
+    if vector is None:
+        want_keyword = True  # the only arm left
+
+    semantic: list[Candidate] = []
+    keyword: list[Candidate] = []
+    if want_semantic:
+        semantic = semantic_arm(vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"])
+    keyword_ok = False
+    if want_keyword:
+        try:
+            keyword = keyword_arm(
+                query=arm_query, scope=scope, k=k, language=kb["FTS_LANGUAGE"], vector=vector
+            )
+            keyword_ok = True
+        except KeywordArmError as exc:
+            logger.warning("keyword arm failed, semantic-only search: %s", exc)
+            degraded.append(f"keyword search failed ({exc}); semantic-only results")
+            if mode == "keyword" and vector is not None:
+                semantic = semantic_arm(
+                    vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"]
+                )
+
+    if not keyword_ok:
+        method = "semantic_only"
+    elif not semantic:
+        method = KEYWORD_ONLY
+    elif mode == "dense":
+        method = "semantic_only"
+    else:
+        method = fusion_method
+    candidates = merge_arms(semantic, keyword)
+    ordered = fuse(
+        candidates,
+        method=method,
+        query=arm_query,
+        weights=weights,
+        now=timezone.now(),
+        rrf_k=kb["RRF_K"],
+        semantic_weight=kb["HYBRID_SEMANTIC_WEIGHT"],
+        keyword_weight=kb["HYBRID_FTS_WEIGHT"],
+        mentions=all_mentions,
+    )
+    selection = select(
+        ordered,
+        limit=limit,
+        min_similarity=floor,
+        max_per_doc=kb["MAX_CHUNKS_PER_DOC"],
+        runner_up_max=kb["RUNNER_UP_MAX"],
+        runner_up_floor=min(floor, kb["RUNNER_UP_MIN_SIMILARITY"]),
+    )
+
+    primary_docs: list[int] = []
+    for item in selection.primary:
+        if item.document_id not in primary_docs:
+            primary_docs.append(item.document_id)
+    expanded: list[Candidate] = []
+    if kb["GRAPH_EXPANSION_ENABLED"]:
+        seeds = []
+        for item in selection.primary:
+            c = item.candidate
+            if c.canonical_type and c.canonical_status and c.document_id not in seeds:
+                seeds.append(c.document_id)
+        expanded = expand(
+            seeds=seeds,
+            scope=scope,
+            vector=vector,
+            allowed_types=kb["GRAPH_EXPANSION_EDGE_TYPES"],
+            max_nodes=kb["GRAPH_EXPANSION_MAX_NODES"],
+            exclude=primary_docs,
+        )
+    rejected: list[Candidate] = []
+    if kb["REJECTED_INJECTION_ENABLED"]:
+        rejected = inject(
+            scope=scope,
+            vector=vector,
+            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+            max_docs=kb["REJECTED_INJECTION_MAX_DOCS"],
+            exclude={*primary_docs, *(c.document_id for c in expanded)},
+        )
+
+    # Cosine-ordered results are dense; anything fused or keyword-ranked is a hybrid rank.
+    label = score_label_for("dense" if method == "semantic_only" else "hybrid")
+    ranked: list[Scored] = [*selection.primary, *selection.runner_up]
+    hits = [
+        _hit(
+            item.candidate,
+            score=item.score,
+            label=label,
+            quality=quality_score(
+                label=label, cosine=item.cosine, rank=rank, batch_size=len(ranked)
+            ),
+            signals=item.signals,
+            origin="primary" if rank <= len(selection.primary) else "runner_up",
+        )
+        for rank, item in enumerate(ranked, start=1)
+    ]
+    primary_hits = tuple(hits[: len(selection.primary)])
+    runner_hits = tuple(hits[len(selection.primary) :])
+    expanded_hits = tuple(_side_hit(c, "graph_expansion") for c in expanded)
+    rejected_hits = tuple(_side_hit(c, "rejected_injection") for c in rejected)
+    top_quality = primary_hits[0].quality_score if primary_hits else None
+    meta = {
+        "primary_count": len(primary_hits),
+        "expanded_count": len(expanded_hits),
+        "rejected_count": len(rejected_hits),
+        "runner_up_count": len(runner_hits),
+        "retrieval_ms": round((time.perf_counter() - started) * 1000, 2),
+        "search_strategy": {
+            "semantic_enabled": bool(semantic),
+            "fts_enabled": keyword_ok,
+            "fusion_method": method,
+            "graph_expansion_enabled": bool(kb["GRAPH_EXPANSION_ENABLED"]),
+            "rejected_injection_enabled": bool(kb["REJECTED_INJECTION_ENABLED"]),
+            "filters_applied": filters.applied() if filters else {},
+        },
+        "retrieval_stats": {
+            "candidates_pre_threshold": len(candidates),
+            "candidates_post_threshold": selection.candidates_post_threshold,
+            "min_score_used": floor,
+            "max_score_used": primary_hits[0].score if primary_hits else None,
+        },
+        "relevance_level": relevance_level(
+            top_quality, high=kb["RELEVANCE_HIGH"], medium=kb["RELEVANCE_MEDIUM"]
+        ),
+        "mode": mode,
+        "degraded": degraded,
+    }
+    return SearchResult(
+        primary=primary_hits,
+        expanded=expanded_hits,
+        rejected=rejected_hits,
+        runner_up=runner_hits,
+        meta=meta,
+    )
