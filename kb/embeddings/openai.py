@@ -1,0 +1,89 @@
+"""Any OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, llama.cpp server)."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from kb.embeddings.base import batched, check_dimensions, l2_normalise
+from kb.embeddings.exceptions import EmbeddingError
+
+
+class OpenAIEmbedder:
+    """POST {base_url}/embeddings with {model, input}; vectors re-normalised to unit length."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        timeout: float = 30.0,
+        dimensions: int = 384,
+        batch_size: int = 64,
+    ) -> None:
+        if not base_url:
+            raise EmbeddingError("KB_EMBEDDING_BASE_URL must be set for the openai provider.")
+        if not model:
+            raise EmbeddingError("KB_EMBEDDING_MODEL must be set for the openai provider.")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.dimensions = dimensions
+        self.batch_size = batch_size
+
+    def _post(self, texts: list[str]) -> list[list[float]]:
+        payload: dict[str, Any] = {"model": self.model, "input": texts}
+        if self.model.startswith("text-embedding-3"):
+            # OpenAI's v3 models shorten natively to the stored column size
+            payload["dimensions"] = self.dimensions
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(
+            f"{self.base_url}/embeddings",
+            data=json.dumps(payload).encode("utf-8"),
+            headers=headers,
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                body = json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as exc:
+            raise EmbeddingError(
+                f"Embedding endpoint {self.base_url} answered HTTP {exc.code}."
+            ) from exc
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            raise EmbeddingError(
+                f"Embedding endpoint {self.base_url} is unreachable: {exc}"
+            ) from exc
+        except ValueError as exc:
+            raise EmbeddingError(f"Embedding endpoint {self.base_url} sent invalid JSON.") from exc
+        try:
+            rows = sorted(body["data"], key=lambda row: row.get("index", 0))
+            vectors = [[float(value) for value in row["embedding"]] for row in rows]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EmbeddingError(
+                f"Embedding endpoint {self.base_url} sent an unexpected response shape."
+            ) from exc
+        if len(vectors) != len(texts):
+            raise EmbeddingError(
+                f"Embedding endpoint returned {len(vectors)} vectors for {len(texts)} texts."
+            )
+        for vector in vectors:
+            check_dimensions(provider=self.name, actual=len(vector), expected=self.dimensions)
+        return [l2_normalise(vector) for vector in vectors]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for batch in batched(texts, self.batch_size):
+            out.extend(self._post(list(batch)))
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._post([text])[0]

@@ -1,0 +1,226 @@
+"""Pure chunker: heading sections (H1-H3 breadcrumb), paragraph packing, hard cap, overlap.
+
+Every chunk's text is `overlap + slice`, where the slices tile the input exactly, so
+"".join(c.text[c.overlap_chars:] for c in chunks) == text. It is a generator: memory stays
+bounded by one section, whatever the input size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+WORD_RE = re.compile(r"\w+|[^\w\s]")
+PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
+PIECE_RE = re.compile(r"\S+\s*")
+INLINE_MARKUP_RE = re.compile(r"[*_`]+")
+BREADCRUMB_LEVELS = 3
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChunkDraft:
+    chunk_order: int
+    heading_path: str
+    text: str
+    overlap_chars: int
+    token_count: int
+
+    @property
+    def embed_text(self) -> str:
+        """What the embedder sees: the breadcrumb, then the chunk."""
+        return f"{self.heading_path}\n{self.text}" if self.heading_path else self.text
+
+
+@dataclass(frozen=True)
+class _Section:
+    heading_path: str
+    start: int
+    end: int
+    body_start: int  # first offset after the heading line(s)
+
+
+def estimate_tokens(text: str) -> int:
+    """Word-piece estimate: one token per word or symbol, plus one per 6 letters of long words."""
+    return sum(1 + (len(word) - 1) // 6 for word in WORD_RE.findall(text))
+
+
+def _clean_heading(raw: str) -> str:
+    return INLINE_MARKUP_RE.sub("", raw).strip()[:300]
+
+
+def _breadcrumb(stack: list[str], title: str) -> str:
+    parts = [part for part in stack if part]
+    if not stack[0] and title:
+        parts.insert(0, title)
+    return " > ".join(parts)
+
+
+def _sections(text: str, title: str) -> Iterator[_Section]:
+    stack = [""] * BREADCRUMB_LEVELS
+    path = _breadcrumb(stack, title)
+    start = body_start = pos = 0
+    fence: str | None = None
+    length = len(text)
+    while pos < length:
+        newline = text.find("\n", pos)
+        end = length if newline == -1 else newline + 1
+        line = text[pos:end].rstrip("\n")
+        fence_match = FENCE_RE.match(line)
+        if fence is not None:
+            if (
+                fence_match
+                and fence_match.group(1)[0] == fence[0]
+                and len(fence_match.group(1)) >= len(fence)
+            ):
+                fence = None
+        elif fence_match:
+            fence = fence_match.group(1)
+        else:
+            heading = HEADING_RE.match(line)
+            if heading and len(heading.group(1)) <= BREADCRUMB_LEVELS:
+                if pos > start:
+                    yield _Section(path, start, pos, body_start)
+                level = len(heading.group(1))
+                stack[level - 1] = _clean_heading(heading.group(2))
+                for deeper in range(level, BREADCRUMB_LEVELS):
+                    stack[deeper] = ""
+                path = _breadcrumb(stack, title)
+                start, body_start = pos, end
+        pos = end
+    if length > start:
+        yield _Section(path, start, length, body_start)
+
+
+def _merged_sections(text: str, title: str) -> Iterator[_Section]:
+    """Sections with a blank body (a heading straight followed by a sub-heading, or leading
+    blank lines) join the next section, so no chunk is a bare heading."""
+    carry: int | None = None
+    last: _Section | None = None
+    for section in _sections(text, title):
+        start = section.start if carry is None else carry
+        last = _Section(section.heading_path, start, section.end, section.body_start)
+        if not text[section.body_start : section.end].strip():
+            carry = start
+            continue
+        carry = None
+        yield last
+    if carry is not None and last is not None and text[carry : last.end].strip():
+        yield last
+
+
+def _split_hard(text: str, start: int, end: int, budget: int) -> Iterator[tuple[int, int, int]]:
+    """(start, end, tokens) slices of at most `budget` tokens, cut between words."""
+    piece_start = start
+    tokens = 0
+    for match in PIECE_RE.finditer(text, start, end):
+        word_tokens = estimate_tokens(match.group())
+        if word_tokens > budget:
+            # a giant "word" (base64, minified data): cut it by characters
+            if match.start() > piece_start:
+                yield piece_start, match.start(), tokens
+            cursor = match.start()
+            while cursor < match.end():
+                step = budget * CHARS_PER_TOKEN
+                while True:
+                    stop = min(match.end(), cursor + step)
+                    cut_tokens = estimate_tokens(text[cursor:stop])
+                    if cut_tokens <= budget or step == 1:
+                        break
+                    step = max(1, step // 2)
+                yield cursor, stop, cut_tokens
+                cursor = stop
+            piece_start, tokens = match.end(), 0
+            continue
+        if tokens + word_tokens > budget and match.start() > piece_start:
+            yield piece_start, match.start(), tokens
+            piece_start, tokens = match.start(), 0
+        tokens += word_tokens
+    if end > piece_start:
+        yield piece_start, end, tokens
+
+
+def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Paragraph blocks (blank-line separated); each keeps its trailing blank lines."""
+    cursor = start
+    for match in PARAGRAPH_BREAK_RE.finditer(text, start, end):
+        if match.end() > cursor:
+            yield cursor, match.end()
+            cursor = match.end()
+    if end > cursor:
+        yield cursor, end
+
+
+def _pack(text: str, section: _Section, budget: int) -> Iterator[tuple[int, int, int]]:
+    """Greedy packing of paragraph blocks into slices of at most `budget` tokens."""
+    whole = estimate_tokens(text[section.start : section.end])
+    if whole <= budget:
+        yield section.start, section.end, whole
+        return
+    piece_start, tokens = section.start, 0
+    for block_start, block_end in _blocks(text, section.start, section.end):
+        block_tokens = estimate_tokens(text[block_start:block_end])
+        if block_tokens > budget:
+            if block_start > piece_start:
+                yield piece_start, block_start, tokens
+            yield from _split_hard(text, block_start, block_end, budget)
+            piece_start, tokens = block_end, 0
+            continue
+        if tokens + block_tokens > budget and block_start > piece_start:
+            yield piece_start, block_start, tokens
+            piece_start, tokens = block_start, 0
+        tokens += block_tokens
+    if section.end > piece_start:
+        yield piece_start, section.end, tokens
+
+
+def _overlap(previous: str, overlap_tokens: int) -> str:
+    """The trailing words of `previous` worth at most `overlap_tokens`, starting at a word."""
+    if overlap_tokens <= 0:
+        return ""
+    window_start = max(0, len(previous) - overlap_tokens * CHARS_PER_TOKEN * 3)
+    starts = [match.start() for match in PIECE_RE.finditer(previous, window_start)]
+    if window_start > 0 and starts:
+        starts = starts[1:]  # the first match may begin mid-word
+    chosen, tokens = len(previous), 0
+    for word_start in reversed(starts):
+        word_tokens = estimate_tokens(previous[word_start:chosen])
+        if tokens + word_tokens > overlap_tokens:
+            break
+        tokens += word_tokens
+        chosen = word_start
+    if chosen <= 0 or chosen >= len(previous):
+        return ""
+    return previous[chosen:]
+
+
+def chunk_text(
+    text: str,
+    *,
+    title: str = "",
+    target_tokens: int = 512,
+    max_tokens: int = 768,
+    overlap_tokens: int = 64,
+) -> Iterator[ChunkDraft]:
+    """Chunks of `text`: one per heading section, split by paragraphs then words when large."""
+    max_tokens = max(8, max_tokens)
+    overlap_tokens = max(0, min(overlap_tokens, max_tokens // 4))
+    budget = max(1, min(target_tokens, max_tokens - overlap_tokens))
+    order = 0
+    for section in _merged_sections(text, title):
+        previous = ""
+        for start, end, tokens in _pack(text, section, budget):
+            piece = text[start:end]
+            overlap = _overlap(previous, overlap_tokens) if previous else ""
+            yield ChunkDraft(
+                chunk_order=order,
+                heading_path=section.heading_path[:1000],
+                text=overlap + piece,
+                overlap_chars=len(overlap),
+                token_count=tokens + (estimate_tokens(overlap) if overlap else 0),
+            )
+            order += 1
+            previous = piece

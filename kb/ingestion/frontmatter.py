@@ -1,0 +1,221 @@
+"""YAML frontmatter -> validated metadata and edges; wikilinks in the body -> related_to."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+CANONICAL_TYPES = (
+    "project-index", "module-kb", "decision", "runbook", "standard", "incident",
+    "integration", "domain-concept", "rejected-approach",
+)  # fmt: skip
+CANONICAL_STATUSES = ("draft", "review", "accepted", "superseded", "deprecated", "archived")
+GENERATION_SOURCES = ("human", "auto")
+# frontmatter key -> edge type
+EDGE_KEYS: dict[str, str] = {
+    "related": "related_to",
+    "supersedes": "supersedes",
+    "superseded_by": "invalidated_by",
+    "depends_on": "depends_on",
+    "implements": "implements",
+    "decision_for": "decision_for",
+    "uses": "uses",
+    "affects": "affects",
+    "documented_by": "documented_by",
+    "owned_by": "owned_by",
+}
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+FENCE_OPEN_RE = re.compile(r"\A---[ \t]*\n")
+FENCE_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Frontmatter:
+    """Validated frontmatter. `errors` lists what was rejected and why."""
+
+    body: str
+    canonical_type: str | None = None
+    canonical_status: str | None = None
+    slug: str | None = None
+    doc_id: str = ""
+    title: str | None = None
+    retrieval_priority: int = 50
+    tags: list[str] = field(default_factory=list)
+    owners: list[str] = field(default_factory=list)
+    summary: str = ""
+    generation_source: str = "human"
+    edges: list[tuple[str, str]] = field(default_factory=list)  # (edge_type, to_slug)
+    raw: dict[str, Any] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def is_canonical(self) -> bool:
+        return bool(self.canonical_type and self.canonical_status and self.slug)
+
+
+def slugify(value: str) -> str:
+    """kebab-case ASCII slug ('' when nothing usable is left)."""
+    import unicodedata
+
+    value = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    value = re.sub(r"[^a-zA-Z0-9]+", "-", value).strip("-").lower()
+    return value[:200].strip("-")
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str]:
+    """(yaml block or None, body). The block must open on line 1 and close with --- or ...."""
+    opening = FENCE_OPEN_RE.match(text.lstrip("\ufeff"))
+    if not opening:
+        return None, text
+    text = text.lstrip("\ufeff")
+    closing = FENCE_CLOSE_RE.search(text, opening.end())
+    if not closing:
+        return None, text
+    end = closing.end()
+    if end < len(text) and text[end] == "\n":
+        end += 1
+    return text[opening.end() : closing.start()], text[end:]
+
+
+def _string_list(value: Any, key: str, errors: list[str]) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [part for part in re.split(r"\s*,\s*", value.strip()) if part]
+    if not isinstance(value, list) or not all(
+        isinstance(item, str | int | float) for item in value
+    ):
+        errors.append(f"frontmatter {key!r} must be a list of strings; ignored")
+        return []
+    out: list[str] = []
+    for item in value:
+        text = str(item).strip()
+        if text and text not in out:
+            out.append(text[:200])
+    return out
+
+
+def wikilinks(body: str) -> list[str]:
+    """Slugs of `[[target]]`, `[[target|label]]` and `[[target#section]]` links, in order."""
+    out: list[str] = []
+    for match in WIKILINK_RE.finditer(body):
+        slug = slugify(match.group(1))
+        if slug and slug not in out:
+            out.append(slug)
+    return out
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    """Parse and validate frontmatter; invalid YAML leaves a plain document with the error."""
+    block, body = split_frontmatter(text)
+    if block is None:
+        return Frontmatter(body=text, edges=[("related_to", s) for s in wikilinks(text)])
+    try:
+        raw = yaml.safe_load(block) if block.strip() else {}
+    except yaml.YAMLError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        return Frontmatter(
+            body=text,
+            edges=[("related_to", s) for s in wikilinks(text)],
+            errors=[f"invalid frontmatter YAML ({reason}); ingested as a plain document"],
+        )
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        return Frontmatter(
+            body=text,
+            edges=[("related_to", s) for s in wikilinks(text)],
+            errors=["frontmatter is not a key: value mapping; ingested as a plain document"],
+        )
+    errors: list[str] = []
+    raw = {str(key): value for key, value in raw.items()}
+
+    def choice(key: str, allowed: tuple[str, ...]) -> str | None:
+        value = raw.get(key)
+        if value is None:
+            return None
+        text_value = str(value).strip().lower()
+        if text_value not in allowed:
+            errors.append(f"frontmatter {key!r}: {value!r} is not one of {', '.join(allowed)}")
+            return None
+        return text_value
+
+    canonical_type = choice("type", CANONICAL_TYPES)
+    canonical_status = choice("status", CANONICAL_STATUSES)
+    generation_source = choice("generation_source", GENERATION_SOURCES) or "human"
+
+    slug = None
+    if raw.get("slug") is not None:
+        candidate = str(raw["slug"]).strip()
+        if SLUG_RE.match(candidate) and len(candidate) <= 200:
+            slug = candidate
+        else:
+            errors.append(f"frontmatter 'slug': {candidate!r} is not a kebab-case slug")
+
+    priority = 50
+    if raw.get("retrieval_priority") is not None:
+        value = raw["retrieval_priority"]
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            errors.append("frontmatter 'retrieval_priority' must be an integer 0-100")
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                errors.append("frontmatter 'retrieval_priority' must be an integer 0-100")
+            else:
+                if 0 <= number <= 100:
+                    priority = number
+                else:
+                    errors.append(
+                        f"frontmatter 'retrieval_priority' {number} is outside 0-100; using 50"
+                    )
+
+    title = raw.get("title")
+    title = str(title).strip()[:500] if title is not None and str(title).strip() else None
+    summary = raw.get("summary")
+    summary = str(summary).strip() if summary is not None else ""
+    doc_id = str(raw.get("id", "") or "").strip()[:100]
+
+    edges: list[tuple[str, str]] = []
+    for key, edge_type in EDGE_KEYS.items():
+        for target in _string_list(raw.get(key), key, errors):
+            target_slug = slugify(target.strip("[]"))
+            if target_slug and (edge_type, target_slug) not in edges:
+                edges.append((edge_type, target_slug))
+    for target_slug in wikilinks(body):
+        if ("related_to", target_slug) not in edges:
+            edges.append(("related_to", target_slug))
+    if slug:
+        edges = [(kind, target) for kind, target in edges if target != slug]
+
+    return Frontmatter(
+        body=body,
+        canonical_type=canonical_type,
+        canonical_status=canonical_status,
+        slug=slug,
+        doc_id=doc_id,
+        title=title,
+        retrieval_priority=priority,
+        tags=[tag.lower() for tag in _string_list(raw.get("tags"), "tags", errors)],
+        owners=_string_list(raw.get("owners"), "owners", errors),
+        summary=summary,
+        generation_source=generation_source,
+        edges=edges,
+        raw=_json_safe(raw),
+        errors=errors,
+    )
+
+
+def _json_safe(value: Any) -> Any:
+    """YAML values (dates, sets) made JSON-serialisable for Document.metadata."""
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_json_safe(item) for item in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)

@@ -1,0 +1,142 @@
+"""Pure preparation of one source: extract, frontmatter, title/slug, chunks (no database)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from kb.ingestion.chunk import ChunkDraft, chunk_text
+from kb.ingestion.extract import Extracted, extract, html_title
+from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter, slugify
+
+H1_RE = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
+
+
+class SourceTooLarge(ValueError):
+    """The source exceeds KB_INGEST_MAX_FILE_BYTES."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChunkParams:
+    target_tokens: int = 512
+    max_tokens: int = 768
+    overlap_tokens: int = 64
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreparedDocument:
+    source_path: str
+    source_type: str
+    content_hash: str
+    slug: str
+    title: str
+    doc_id: str
+    tags: list[str]
+    owners: list[str]
+    summary: str
+    canonical_type: str | None
+    canonical_status: str | None
+    retrieval_priority: int
+    generation_source: str
+    evidence_tier: str
+    metadata: dict[str, Any]
+    edges: list[tuple[str, str]]
+    chunks: list[ChunkDraft]
+    warnings: list[str] = field(default_factory=list)
+
+
+def content_hash(content: bytes | str) -> str:
+    """sha256 hex of the source bytes (str is hashed as UTF-8)."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    return hashlib.sha256(data).hexdigest()
+
+
+def slug_from_path(source_path: str) -> str:
+    """kebab-case slug of the file name without its extension."""
+    stem = PurePosixPath(source_path.replace("\\", "/")).stem
+    return slugify(stem) or "document"
+
+
+def title_from_path(source_path: str) -> str:
+    stem = PurePosixPath(source_path.replace("\\", "/")).stem
+    words = re.sub(r"[-_]+", " ", stem).strip()
+    return (words[:1].upper() + words[1:]) if words else "Untitled"
+
+
+def evidence_tier_for(*, is_canonical: bool, generation_source: str) -> str:
+    """canonical for curated human records, auto for generated ones, document otherwise."""
+    if generation_source == "auto":
+        return "auto"
+    return "canonical" if is_canonical else "document"
+
+
+def prepare_document(
+    *,
+    source_path: str,
+    content: bytes | str,
+    title: str | None = None,
+    source_type: str | None = None,
+    params: ChunkParams | None = None,
+) -> PreparedDocument:
+    """Everything to store for one source; raises UnsupportedSource for binaries/unknown types."""
+    params = params or ChunkParams()
+    extracted: Extracted = extract(
+        source_path=source_path, content=content, source_type=source_type
+    )
+    warnings = list(extracted.warnings)
+    if extracted.source_type == "markdown":
+        front: Frontmatter = parse_frontmatter(extracted.text)
+        warnings.extend(front.errors)
+    else:
+        front = Frontmatter(body=extracted.text)
+    body = front.body
+
+    resolved_title = (title or "").strip() or front.title
+    if not resolved_title and extracted.source_type in ("markdown", "html"):
+        heading = H1_RE.search(body)
+        if heading:
+            resolved_title = re.sub(r"[*_`]+", "", heading.group(1)).strip()
+    if not resolved_title and extracted.source_type == "html" and isinstance(content, str | bytes):
+        raw = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
+        resolved_title = html_title(raw)
+    resolved_title = (resolved_title or title_from_path(source_path))[:500]
+
+    chunks = list(
+        chunk_text(
+            body,
+            title=resolved_title,
+            target_tokens=params.target_tokens,
+            max_tokens=params.max_tokens,
+            overlap_tokens=params.overlap_tokens,
+        )
+    )
+    metadata: dict[str, Any] = {}
+    if front.raw:
+        metadata["frontmatter"] = front.raw
+    if front.errors:
+        metadata["frontmatter_errors"] = list(front.errors)
+    return PreparedDocument(
+        source_path=source_path,
+        source_type=extracted.source_type,
+        content_hash=content_hash(content),
+        slug=front.slug or slug_from_path(source_path),
+        title=resolved_title,
+        doc_id=front.doc_id,
+        tags=front.tags,
+        owners=front.owners,
+        summary=front.summary,
+        canonical_type=front.canonical_type if front.is_canonical else None,
+        canonical_status=front.canonical_status if front.is_canonical else None,
+        retrieval_priority=front.retrieval_priority,
+        generation_source=front.generation_source,
+        evidence_tier=evidence_tier_for(
+            is_canonical=front.is_canonical, generation_source=front.generation_source
+        ),
+        metadata=metadata,
+        edges=front.edges,
+        chunks=chunks,
+        warnings=warnings,
+    )

@@ -1,0 +1,455 @@
+"""Writes on the knowledge base: ingest (single and bulk), metadata updates, soft delete."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from kb.embeddings import Embedder, EmbeddingError, get_embedder
+from kb.embeddings.base import check_dimensions
+from kb.ingestion.extract import UnsupportedSource
+from kb.ingestion.prepare import (
+    ChunkParams,
+    PreparedDocument,
+    SourceTooLarge,
+    content_hash,
+    prepare_document,
+)
+from kb.models import EMBEDDING_DIMENSIONS, Chunk, Document, Edge
+from portal.access.models import Project
+
+logger = logging.getLogger(__name__)
+
+IngestStatus = Literal["created", "updated", "skipped", "failed"]
+Content = bytes | str | Callable[[], bytes]
+UNSET: Any = object()
+
+
+@dataclass(frozen=True, kw_only=True)
+class IngestOutcome:
+    """What happened to one source. `chunks` is the document's chunk count afterwards."""
+
+    document: Document | None
+    status: IngestStatus
+    chunks: int = 0
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    source_path: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class IngestItem:
+    """One source for the bulk path; `content` may be a loader called lazily."""
+
+    source_path: str
+    content: Content
+    title: str | None = None
+    source_type: str | None = None
+
+
+@dataclass(kw_only=True)
+class _Plan:
+    project: Project
+    prepared: PreparedDocument
+    title_override: str | None
+    vectors: list[list[float]] | None = None
+
+
+def chunk_params() -> ChunkParams:
+    """Chunking knobs from settings.KB."""
+    kb = settings.KB
+    return ChunkParams(
+        target_tokens=int(kb["CHUNK_TARGET_TOKENS"]),
+        max_tokens=int(kb["CHUNK_MAX_TOKENS"]),
+        overlap_tokens=int(kb["CHUNK_OVERLAP_TOKENS"]),
+    )
+
+
+def ingest_summary(outcomes: Iterable[IngestOutcome]) -> dict[str, Any]:
+    """The summary shape shared by kb_ingest --json and the documents API."""
+    summary: dict[str, Any] = {
+        "documents": 0,
+        "chunks": 0,
+        "created": 0,
+        "updated": 0,
+        "skipped": 0,
+        "failed": [],
+        "warnings": [],
+    }
+    for outcome in outcomes:
+        summary["documents"] += 1 if outcome.document is not None else 0
+        summary["chunks"] += outcome.chunks
+        if outcome.status == "failed":
+            summary["failed"].append({"path": outcome.source_path, "error": outcome.error or ""})
+        else:
+            summary[outcome.status] += 1
+        summary["warnings"].extend(f"{outcome.source_path}: {w}" for w in outcome.warnings)
+    return summary
+
+
+# --- planning (reads + pure work, no writes) ------------------------------------------------
+
+
+def _load(content: Content) -> bytes | str:
+    data = content() if callable(content) else content
+    limit = int(settings.KB["INGEST_MAX_FILE_BYTES"])
+    size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+    if size > limit:
+        raise SourceTooLarge(
+            f"source is {size} bytes; the limit is {limit} bytes (KB_INGEST_MAX_FILE_BYTES)"
+        )
+    return data
+
+
+def _plan(*, project: Project, item: IngestItem, params: ChunkParams) -> _Plan | IngestOutcome:
+    """Load and prepare one source, or the outcome when nothing needs writing."""
+    path = item.source_path
+    try:
+        data = _load(item.content)
+    except (OSError, SourceTooLarge) as exc:
+        return IngestOutcome(document=None, status="failed", error=str(exc), source_path=path)
+    digest = content_hash(data)
+    existing = Document.objects.filter(project=project, source_path=path).first()
+    if (
+        existing is not None
+        and existing.deleted_at is None
+        and existing.content_hash == digest
+        and (item.title is None or item.title == existing.title)
+        and (item.source_type is None or item.source_type == existing.source_type)
+    ):
+        return IngestOutcome(
+            document=existing, status="skipped", chunks=existing.chunks.count(), source_path=path
+        )
+    try:
+        prepared = prepare_document(
+            source_path=path,
+            content=data,
+            title=item.title,
+            source_type=item.source_type,
+            params=params,
+        )
+    except UnsupportedSource as exc:
+        return IngestOutcome(
+            document=None, status="skipped", warnings=[f"skipped: {exc}"], source_path=path
+        )
+    return _Plan(project=project, prepared=prepared, title_override=item.title)
+
+
+# --- embedding ------------------------------------------------------------------------------
+
+
+def _embed(plans: list[_Plan], embedder: Embedder) -> None:
+    """One embedder call for every chunk of `plans`; vectors stored on each plan."""
+    texts = [draft.embed_text for plan in plans for draft in plan.prepared.chunks]
+    vectors = embedder.embed_documents(texts) if texts else []
+    if len(vectors) != len(texts):
+        raise EmbeddingError(f"embedder returned {len(vectors)} vectors for {len(texts)} chunks")
+    for vector in vectors[:1]:
+        check_dimensions(provider=embedder.name, actual=len(vector), expected=EMBEDDING_DIMENSIONS)
+    cursor = 0
+    for plan in plans:
+        count = len(plan.prepared.chunks)
+        plan.vectors = list(vectors[cursor : cursor + count])
+        cursor += count
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def _free_slug(project: Project, slug: str, exclude_pk: int | None) -> str:
+    taken = set(
+        Document.objects.filter(project=project, slug__startswith=slug)
+        .exclude(pk=exclude_pk)
+        .values_list("slug", flat=True)
+    )
+    number = 2
+    while f"{slug}-{number}"[:200] in taken:
+        number += 1
+    return f"{slug[:190]}-{number}"
+
+
+def _claim_row(
+    *, project: Project, prepared: PreparedDocument
+) -> tuple[Document, bool, str, list[str]]:
+    """(row to write, created?, slug, warnings): by path, else a soft-deleted row with the slug."""
+    warnings: list[str] = []
+    slug = prepared.slug
+    document = (
+        Document.objects.select_for_update()
+        .filter(project=project, source_path=prepared.source_path)
+        .first()
+    )
+    holder = Document.objects.select_for_update().filter(project=project, slug=slug).first()
+    if document is None and holder is not None and holder.deleted_at is not None:
+        document = holder  # a moved file whose old path was deleted: revive its record
+    elif holder is not None and (document is None or holder.pk != document.pk):
+        new_slug = _free_slug(project, slug, document.pk if document else None)
+        warnings.append(
+            f"slug {slug!r} already belongs to {holder.source_path!r}; stored as {new_slug!r}"
+        )
+        slug = new_slug
+    created = document is None
+    if document is None:
+        document = Document(project=project)
+    return document, created, slug, warnings
+
+
+def _write(plan: _Plan) -> IngestOutcome:
+    """Document + chunks + edges in one transaction."""
+    prepared, project = plan.prepared, plan.project
+    vectors = plan.vectors or []
+    with transaction.atomic():
+        document, created, slug, warnings = _claim_row(project=project, prepared=prepared)
+        old_slug = None if created else document.slug
+        document.slug = slug
+        document.title = prepared.title
+        document.doc_id = prepared.doc_id
+        document.source_path = prepared.source_path
+        document.source_type = prepared.source_type
+        document.content_hash = prepared.content_hash
+        document.tags = prepared.tags
+        document.owners = prepared.owners
+        document.summary = prepared.summary
+        document.canonical_type = prepared.canonical_type
+        document.canonical_status = prepared.canonical_status
+        document.retrieval_priority = prepared.retrieval_priority
+        document.generation_source = prepared.generation_source
+        document.evidence_tier = prepared.evidence_tier
+        document.metadata = prepared.metadata
+        document.deleted_at = None
+        document.save()
+
+        if not created:
+            Chunk.objects.filter(document=document).delete()
+        Chunk.objects.bulk_create(
+            [
+                Chunk(
+                    document=document,
+                    chunk_order=draft.chunk_order,
+                    heading_path=draft.heading_path,
+                    text=draft.text,
+                    overlap_chars=draft.overlap_chars,
+                    token_count=draft.token_count,
+                    embedding=vector,
+                )
+                for draft, vector in zip(prepared.chunks, vectors, strict=True)
+            ],
+            batch_size=500,
+        )
+        if prepared.chunks:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {Chunk._meta.db_table} SET search_vector = "
+                    "to_tsvector(%s::regconfig, coalesce(heading_path, '') || ' ' || text) "
+                    "WHERE document_id = %s",
+                    [settings.KB["FTS_LANGUAGE"], document.pk],
+                )
+        _write_edges(document=document, edges=prepared.edges, old_slug=old_slug)
+    return IngestOutcome(
+        document=document,
+        status="created" if created else "updated",
+        chunks=len(prepared.chunks),
+        warnings=prepared.warnings + warnings,
+        source_path=prepared.source_path,
+    )
+
+
+def _write_edges(*, document: Document, edges: list[tuple[str, str]], old_slug: str | None) -> None:
+    """Replace outgoing edges; resolve both directions by slug within the project."""
+    project_id = document.project_id
+    Edge.objects.filter(from_document=document).delete()
+    targets = {slug for _, slug in edges}
+    resolved = dict(
+        Document.objects.filter(project_id=project_id, slug__in=targets).values_list("slug", "id")
+    )
+    Edge.objects.bulk_create(
+        [
+            Edge(
+                from_document=document,
+                to_document_id=resolved.get(to_slug),
+                to_slug=to_slug,
+                edge_type=edge_type,
+            )
+            for edge_type, to_slug in edges
+            if to_slug != document.slug
+        ]
+    )
+    if old_slug is not None and old_slug != document.slug:
+        Edge.objects.filter(to_document=document).exclude(to_slug=document.slug).update(
+            to_document=None
+        )
+    Edge.objects.filter(
+        from_document__project_id=project_id, to_slug=document.slug, to_document__isnull=True
+    ).update(to_document=document)
+
+
+# --- public entry points --------------------------------------------------------------------
+
+
+def document_ingest(
+    *,
+    project: Project,
+    source_path: str,
+    content: bytes | str,
+    title: str | None = None,
+    source_type: str | None = None,
+    embedder: Embedder | None = None,
+) -> IngestOutcome:
+    """Ingest one source: skip when unchanged, else embed then write everything atomically."""
+    item = IngestItem(
+        source_path=source_path, content=content, title=title, source_type=source_type
+    )
+    planned = _plan(project=project, item=item, params=chunk_params())
+    if isinstance(planned, IngestOutcome):
+        return planned
+    try:
+        _embed([planned], embedder or get_embedder())
+    except EmbeddingError as exc:
+        return _failed(planned, exc)
+    return _write(planned)
+
+
+def _failed(plan: _Plan, exc: Exception) -> IngestOutcome:
+    return IngestOutcome(
+        document=None,
+        status="failed",
+        error=f"embedding failed: {exc}",
+        warnings=list(plan.prepared.warnings),
+        source_path=plan.prepared.source_path,
+    )
+
+
+def _batches(
+    *,
+    project: Project,
+    items: Iterable[IngestItem],
+    params: ChunkParams,
+    batch_chunks: int,
+    done: Callable[[IngestOutcome], None],
+) -> Iterator[list[_Plan]]:
+    batch: list[_Plan] = []
+    chunk_count = 0
+    for item in items:
+        planned = _plan(project=project, item=item, params=params)
+        if isinstance(planned, IngestOutcome):
+            done(planned)
+            continue
+        batch.append(planned)
+        chunk_count += len(planned.prepared.chunks)
+        if chunk_count >= batch_chunks:
+            yield batch
+            batch, chunk_count = [], 0
+    if batch:
+        yield batch
+
+
+def documents_ingest_many(
+    *,
+    project: Project,
+    items: Iterable[IngestItem],
+    embedder: Embedder | None = None,
+    on_outcome: Callable[[IngestOutcome], None] | None = None,
+    batch_chunks: int | None = None,
+) -> list[IngestOutcome]:
+    """Bulk ingest: embeds chunks of many documents per call, in a worker thread, while the
+    previous batch is written (one transaction per document), so the model never waits on
+    the database."""
+    embedder = embedder or get_embedder()
+    params = chunk_params()
+    batch_chunks = batch_chunks or max(1, int(settings.KB["EMBEDDING_BATCH_SIZE"])) * 4
+    outcomes: list[IngestOutcome] = []
+
+    def done(outcome: IngestOutcome) -> None:
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+
+    def write_batch(batch: list[_Plan], future: Future[None]) -> None:
+        try:
+            future.result()
+        except EmbeddingError:
+            # isolate the failure: retry document by document
+            for plan in batch:
+                try:
+                    _embed([plan], embedder)
+                except EmbeddingError as exc:
+                    done(_failed(plan, exc))
+                    continue
+                done(_write_guarded(plan))
+            return
+        for plan in batch:
+            done(_write_guarded(plan))
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-embed") as pool:
+        pending: tuple[list[_Plan], Future[None]] | None = None
+        for batch in _batches(
+            project=project, items=items, params=params, batch_chunks=batch_chunks, done=done
+        ):
+            future = pool.submit(_embed, batch, embedder)
+            if pending is not None:
+                write_batch(*pending)
+            pending = (batch, future)
+        if pending is not None:
+            write_batch(*pending)
+    return outcomes
+
+
+def _write_guarded(plan: _Plan) -> IngestOutcome:
+    """_write, with a database error reported on this document instead of stopping the run."""
+    try:
+        return _write(plan)
+    except Exception as exc:  # noqa: BLE001 - one bad document never stops the others
+        logger.exception("writing %s failed", plan.prepared.source_path)
+        return IngestOutcome(
+            document=None,
+            status="failed",
+            error=f"could not store the document: {exc}",
+            warnings=list(plan.prepared.warnings),
+            source_path=plan.prepared.source_path,
+        )
+
+
+def document_soft_delete(*, document: Document) -> Document:
+    """Hide the document from every read path (revived by re-ingesting its path)."""
+    if document.deleted_at is None:
+        document.deleted_at = timezone.now()
+        document.save(update_fields=["deleted_at", "updated_at"])
+    return document
+
+
+def document_update_metadata(
+    *,
+    document: Document,
+    title: str = UNSET,
+    tags: list[str] = UNSET,
+    summary: str = UNSET,
+    owners: list[str] = UNSET,
+) -> Document:
+    """Change editor-curated metadata; only the given fields are written."""
+    fields: list[str] = []
+    if title is not UNSET:
+        document.title = title.strip()[:500]
+        fields.append("title")
+    if tags is not UNSET:
+        document.tags = _dedupe([tag.strip().lower() for tag in tags if tag.strip()])
+        fields.append("tags")
+    if summary is not UNSET:
+        document.summary = summary.strip()
+        fields.append("summary")
+    if owners is not UNSET:
+        document.owners = _dedupe([owner.strip() for owner in owners if owner.strip()])
+        fields.append("owners")
+    if fields:
+        document.save(update_fields=[*fields, "updated_at"])
+    return document
+
+
+def _dedupe(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))

@@ -1,0 +1,117 @@
+"""The pure chunker: headings, breadcrumbs, caps, overlap, exact rebuild (no database)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kb.ingestion.chunk import chunk_text, estimate_tokens
+
+
+def rebuild(chunks) -> str:
+    return "".join(c.text[c.overlap_chars :] for c in chunks)
+
+
+DOC = """Intro line before any heading.
+
+# Handbook
+
+Welcome text.
+
+## Caching
+
+### Redis
+
+Use Redis.
+
+```python
+# not a heading inside code
+x = 1
+```
+
+#### Deep detail
+
+Still in Redis.
+
+## Logging
+
+Structured logs only.
+"""
+
+
+def test_sections_follow_headings_with_h1_to_h3_breadcrumbs():
+    chunks = list(chunk_text(DOC, title="Doc title"))
+    assert [c.heading_path for c in chunks] == [
+        "Doc title",
+        "Handbook",
+        "Handbook > Caching > Redis",
+        "Handbook > Logging",
+    ]
+    # the bare "## Caching" heading joined its first sub-section, the code comment and the
+    # H4 stayed inside the Redis chunk
+    assert chunks[2].text.startswith("## Caching\n\n### Redis")
+    assert "# not a heading" in chunks[2].text and "#### Deep detail" in chunks[2].text
+    assert [c.chunk_order for c in chunks] == [0, 1, 2, 3]
+    assert rebuild(chunks) == DOC
+
+
+def test_title_prefixes_the_breadcrumb_when_there_is_no_h1():
+    chunks = list(chunk_text("## Setup\n\nInstall it.\n", title="Guide"))
+    assert chunks[0].heading_path == "Guide > Setup"
+    assert chunks[0].embed_text == "Guide > Setup\n## Setup\n\nInstall it.\n"
+
+
+def test_long_sections_split_by_paragraph_with_overlap_under_the_hard_cap():
+    paragraphs = [f"Paragraph {i} " + "alpha beta gamma delta " * 20 for i in range(40)]
+    text = "# Big\n\n" + "\n\n".join(paragraphs)
+    chunks = list(chunk_text(text, target_tokens=200, max_tokens=260, overlap_tokens=30))
+    assert len(chunks) > 5
+    assert all(c.token_count <= 260 for c in chunks)
+    assert all(c.heading_path == "Big" for c in chunks)
+    assert chunks[0].overlap_chars == 0
+    for previous, current in zip(chunks, chunks[1:], strict=False):
+        assert current.overlap_chars > 0
+        overlap = current.text[: current.overlap_chars]
+        assert previous.text.endswith(overlap)
+        assert estimate_tokens(overlap) <= 30
+        # paragraph fallback: pieces start at a paragraph boundary
+        assert current.text[current.overlap_chars :].startswith("Paragraph")
+    assert rebuild(chunks) == text
+
+
+def test_one_giant_paragraph_and_a_giant_word_are_hard_split():
+    text = "word " * 5000 + "x" * 20000
+    chunks = list(chunk_text(text, target_tokens=100, max_tokens=150, overlap_tokens=10))
+    assert all(c.token_count <= 150 for c in chunks)
+    assert rebuild(chunks) == text
+
+
+def test_blank_and_empty_input_yield_no_chunks():
+    assert list(chunk_text("")) == []
+    assert list(chunk_text("\n\n   \n")) == []
+
+
+def test_chunker_is_lazy():
+    generator = chunk_text("# A\n\ntext\n" * 100_000)
+    first = next(generator)
+    assert first.chunk_order == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(min_size=0, max_size=200),
+            st.sampled_from(["# H1", "## H2", "### H3", "```", "\n\n", "- item", "#### h4"]),
+        ),
+        max_size=40,
+    ),
+    st.integers(min_value=8, max_value=120),
+)
+def test_any_text_is_rebuilt_exactly_and_respects_the_cap(parts, target):
+    text = "\n".join(parts)
+    max_tokens = target + target // 2
+    chunks = list(chunk_text(text, target_tokens=target, max_tokens=max_tokens, overlap_tokens=8))
+    assert rebuild(chunks) == text or (not text.strip() and chunks == [])
+    assert all(c.token_count <= max_tokens for c in chunks)
+    assert [c.chunk_order for c in chunks] == list(range(len(chunks)))
