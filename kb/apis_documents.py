@@ -1,0 +1,272 @@
+"""Documents API: list/filter, create-or-update by ingest, read, curate metadata, soft delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
+from kb.models import CanonicalStatus, CanonicalType, Document
+from kb.selectors import document_get_editable, document_get_visible, document_list
+from kb.services import document_ingest, document_soft_delete, document_update_metadata
+from kb.services import ingest_summary as build_ingest_summary
+from portal.access.models import PROJECT_KEY_VALIDATOR
+from portal.access.selectors import project_get_visible, user_can_edit
+
+NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
+FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
+METADATA_FIELDS = ("title", "tags", "summary", "owners")
+
+
+@extend_schema_serializer(component_name="KbDocument")
+class DocumentOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    project_key = serializers.CharField(source="project.key")
+    source_path = serializers.CharField()
+    source_type = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    owners = serializers.ListField(child=serializers.CharField())
+    canonical_type = serializers.CharField(allow_null=True)
+    canonical_status = serializers.CharField(allow_null=True)
+    retrieval_priority = serializers.IntegerField()
+    evidence_tier = serializers.CharField()
+    generation_source = serializers.CharField()
+    summary = serializers.CharField()
+    chunk_count = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+@extend_schema_serializer(component_name="KbIngestSummary")
+class IngestSummarySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["created", "updated", "skipped", "failed"])
+    document_id = serializers.IntegerField(allow_null=True)
+    documents = serializers.IntegerField()
+    chunks = serializers.IntegerField()
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    failed = inline_serializer(
+        "KbIngestFailure",
+        {"path": serializers.CharField(), "error": serializers.CharField()},
+        many=True,
+    )
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class DocumentPagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+def _document_page_serializer() -> serializers.Serializer:
+    return inline_serializer(
+        "KbDocumentPage",
+        {
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": DocumentOutputSerializer(many=True),
+        },
+    )
+
+
+class DocumentListApi(APIView):
+    """List visible documents (filters, pages); ingest a document into a project."""
+
+    pagination_class = DocumentPagination
+
+    @extend_schema_serializer(component_name="KbDocumentFilters")
+    class FilterSerializer(serializers.Serializer):
+        project_key = serializers.CharField(required=False, max_length=63)
+        tags = serializers.CharField(
+            required=False, max_length=1000, help_text="comma-separated; any of them"
+        )
+        source_type = serializers.ChoiceField(choices=SOURCE_TYPES, required=False)
+        canonical_type = serializers.ChoiceField(choices=CanonicalType.values, required=False)
+        canonical_status = serializers.ChoiceField(choices=CanonicalStatus.values, required=False)
+        q = serializers.CharField(required=False, max_length=200, help_text="title contains")
+        page = serializers.IntegerField(required=False, min_value=1)
+        page_size = serializers.IntegerField(required=False, min_value=1, max_value=200)
+
+    @extend_schema_serializer(component_name="KbDocumentIngestInput")
+    class InputSerializer(serializers.Serializer):
+        project_key = serializers.CharField(max_length=63, validators=[PROJECT_KEY_VALIDATOR])
+        source_path = serializers.CharField(max_length=1000)
+        title = serializers.CharField(required=False, max_length=500)
+        content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+        source_type = serializers.ChoiceField(choices=SOURCE_TYPES, required=False)
+
+        def validate_source_path(self, value: str) -> str:
+            if "\x00" in value:
+                raise serializers.ValidationError("Must not contain NUL characters.")
+            return value.strip()
+
+        def validate_content(self, value: str) -> str:
+            limit = int(settings.KB["INGEST_MAX_FILE_BYTES"])
+            size = len(value.encode("utf-8", "replace"))
+            if size > limit:
+                raise serializers.ValidationError(
+                    f"Content is {size} bytes; the limit is {limit} bytes."
+                )
+            return value
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if not attrs.get("source_type") and detect_source_type(attrs["source_path"]) is None:
+                raise serializers.ValidationError(
+                    {
+                        "source_path": [
+                            "Unsupported file extension: use .md, .markdown, .txt, .html or "
+                            ".htm, or give source_type."
+                        ]
+                    }
+                )
+            return attrs
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={200: _document_page_serializer()},
+        summary="List documents you can read",
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        tags = [tag.strip() for tag in data.get("tags", "").split(",") if tag.strip()]
+        documents = document_list(
+            user=request.user,
+            project_key=data.get("project_key"),
+            tags=tags or None,
+            source_type=data.get("source_type"),
+            canonical_type=data.get("canonical_type"),
+            canonical_status=data.get("canonical_status"),
+            q=data.get("q"),
+        )
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(documents, request, view=self)
+        return paginator.get_paginated_response(DocumentOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: IngestSummarySerializer,
+            200: IngestSummarySerializer,
+            400: OpenApiResponse(description="Field errors"),
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+            503: OpenApiResponse(description="The embedding provider failed; nothing written"),
+        },
+        summary="Create or update a document (ingest its content)",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        project = project_get_visible(user=request.user, key=data["project_key"])
+        if not user_can_edit(user=request.user, project=project):
+            raise PermissionDenied("Only editors and admins of this project may add documents.")
+        outcome = document_ingest(
+            project=project,
+            source_path=data["source_path"],
+            content=data["content"],
+            title=data.get("title"),
+            source_type=data.get("source_type"),
+        )
+        body = {
+            "status": outcome.status,
+            "document_id": outcome.document.pk if outcome.document else None,
+            **build_ingest_summary([outcome]),
+        }
+        if outcome.status == "failed":
+            return Response(
+                {"detail": outcome.error, **body}, status=status.HTTP_503_SERVICE_UNAVAILABLE
+            )
+        code = status.HTTP_201_CREATED if outcome.status == "created" else status.HTTP_200_OK
+        return Response(body, status=code)
+
+
+class DocumentDetailApi(APIView):
+    """Read, curate (PATCH metadata) or soft-delete one document.
+
+    Subclasses (the canonical app) extend `InputSerializer` and override `perform_update`.
+    """
+
+    OutputSerializer = DocumentOutputSerializer
+
+    @extend_schema_serializer(component_name="KbDocumentMetadataInput")
+    class InputSerializer(serializers.Serializer):
+        title = serializers.CharField(max_length=500)
+        tags = serializers.ListField(
+            child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
+        )
+        summary = serializers.CharField(max_length=10_000, allow_blank=True)
+        owners = serializers.ListField(
+            child=serializers.CharField(max_length=200), max_length=100, allow_empty=True
+        )
+
+    def perform_update(
+        self, *, request: Request, document: Document, data: dict[str, Any]
+    ) -> Document:
+        """Apply validated fields; the hook subclasses extend."""
+        fields = {key: data[key] for key in METADATA_FIELDS if key in data}
+        return document_update_metadata(document=document, **fields)
+
+    def _output(self, request: Request, document_id: int) -> Response:
+        document = document_get_visible(request.user, document_id)
+        return Response(self.OutputSerializer(document).data)
+
+    @extend_schema(responses={200: DocumentOutputSerializer, 404: NOT_FOUND})
+    def get(self, request: Request, document_id: int) -> Response:
+        return self._output(request, document_id)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: DocumentOutputSerializer,
+            400: OpenApiResponse(description="Field errors"),
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+        },
+    )
+    def patch(self, request: Request, document_id: int) -> Response:
+        document = document_get_editable(request.user, document_id)
+        if not isinstance(request.data, dict):
+            return Response(
+                {"non_field_errors": ["Send a JSON object."]}, status=status.HTTP_400_BAD_REQUEST
+            )
+        serializer = self.InputSerializer(data=request.data, partial=True)
+        unknown = sorted(set(request.data) - set(serializer.fields))
+        if unknown:
+            return Response(
+                {key: ["Unknown field."] for key in unknown}, status=status.HTTP_400_BAD_REQUEST
+            )
+        serializer.is_valid(raise_exception=True)
+        if not serializer.validated_data:
+            return Response(
+                {"non_field_errors": [f"Give at least one of: {', '.join(serializer.fields)}."]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        self.perform_update(request=request, document=document, data=serializer.validated_data)
+        return self._output(request, document_id)
+
+    @extend_schema(responses={204: None, 403: FORBIDDEN, 404: NOT_FOUND})
+    def delete(self, request: Request, document_id: int) -> Response:
+        document = document_get_editable(request.user, document_id)
+        document_soft_delete(document=document)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,60 @@
+"""Reads on the knowledge base; every one goes through Document.objects.visible_to(user)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, QuerySet
+from django.http import Http404
+
+from kb.models import Document
+from portal.access.selectors import user_can_edit
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def _with_counts(queryset: QuerySet[Document]) -> QuerySet[Document]:
+    return queryset.select_related("project").annotate(chunk_count=Count("chunks"))
+
+
+def document_list(
+    *,
+    user: AnyUser,
+    project_key: str | None = None,
+    tags: list[str] | None = None,
+    source_type: str | None = None,
+    canonical_type: str | None = None,
+    canonical_status: str | None = None,
+    q: str | None = None,
+) -> QuerySet[Document]:
+    """Visible documents, filtered (tags: any of), with `chunk_count`, by project then slug."""
+    documents = Document.objects.visible_to(user)
+    if project_key:
+        documents = documents.filter(project__key=project_key)
+    if tags:
+        documents = documents.filter(tags__overlap=[tag.lower() for tag in tags])
+    if source_type:
+        documents = documents.filter(source_type=source_type)
+    if canonical_type:
+        documents = documents.filter(canonical_type=canonical_type)
+    if canonical_status:
+        documents = documents.filter(canonical_status=canonical_status)
+    if q:
+        documents = documents.filter(title__icontains=q)
+    return _with_counts(documents).order_by("project__key", "slug", "id")
+
+
+def document_get_visible(user: AnyUser, document_id: int) -> Document:
+    """The document if the user may read it (with `chunk_count`); Http404 otherwise."""
+    document = _with_counts(Document.objects.visible_to(user)).filter(pk=document_id).first()
+    if document is None:
+        raise Http404
+    return document
+
+
+def document_get_editable(user: AnyUser, document_id: int) -> Document:
+    """The document for a write: Http404 when not visible, PermissionDenied for readers."""
+    document = document_get_visible(user, document_id)
+    if not user_can_edit(user=user, project=document.project):
+        raise PermissionDenied("Only editors and admins of this project may change its documents.")
+    return document
