@@ -1,0 +1,616 @@
+"""The editors' console: canonical records, their history, and access administration.
+
+Editors are not Django staff and hold no model permissions, so every permission here is
+decided by project roles (`Document.objects.editable_by(user)`), never by django.contrib.auth
+permissions. Out-of-scope objects are 404s, like everywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.views.decorators.http import require_POST
+
+from canonical import selectors, services
+from canonical.models import CanonicalRecord, ChangeSource, RecordChange
+from canonical.transitions import (
+    CurationError,
+    check_priority,
+    check_transition,
+)
+from kb.models import CanonicalStatus, Document, Edge, EdgeType
+from portal.access.models import Membership, Project, Role
+from portal.admin_site import site
+
+ADMIN = ChangeSource.ADMIN
+CURATABLE_EDGE_TYPES = [
+    (value, label)
+    for value, label in EdgeType.choices
+    if value not in {EdgeType.SUPERSEDES, EdgeType.INVALIDATED_BY}
+]
+
+
+def _active(request: HttpRequest) -> bool:
+    user = request.user
+    return bool(user.is_authenticated and user.is_active)
+
+
+class NotFoundOutOfScopeMixin:
+    """Out-of-scope (or missing) object URLs are 404s, not the admin's redirect to the index."""
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
+        obj = super().get_object(request, object_id, from_field)  # type: ignore[misc]
+        if obj is None:
+            raise Http404
+        return obj
+
+
+# --- Canonical records -------------------------------------------------------------------
+
+
+def validate_record_changes(
+    *, instance: Document, cleaned: dict[str, Any], changed: list[str]
+) -> dict[str, str]:
+    """Dry-run the workflow rules for a form's changes; field -> error message."""
+    errors: dict[str, str] = {}
+    new_type = cleaned.get("canonical_type", instance.canonical_type)
+    if "canonical_type" in changed and instance.canonical_type and not new_type:
+        errors["canonical_type"] = "A canonical record keeps its type; archive it instead."
+    if "canonical_status" in changed:
+        status = cleaned.get("canonical_status")
+        # A new type turns a plain document into a draft before the status applies.
+        current = instance.canonical_status
+        if "canonical_type" in changed and new_type and not current:
+            current = CanonicalStatus.DRAFT
+        if not status:
+            errors["canonical_status"] = "The status cannot be cleared."
+        elif not new_type:
+            errors["canonical_status"] = "Give the document a canonical type first."
+        elif status == CanonicalStatus.SUPERSEDED:
+            errors["canonical_status"] = (
+                "Supersede a record with the “Supersede…” action, which names its successor."
+            )
+        elif status != current:
+            try:
+                check_transition(current, status)
+            except CurationError as exc:
+                errors["canonical_status"] = str(exc)
+    if "retrieval_priority" in changed:
+        try:
+            check_priority(cleaned.get("retrieval_priority"))
+        except CurationError as exc:
+            errors["retrieval_priority"] = str(exc)
+    return errors
+
+
+class RecordFormMixin:
+    """Validation through the workflow table, before anything is saved."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()  # type: ignore[misc]
+        errors = validate_record_changes(
+            instance=self.instance,  # type: ignore[attr-defined]
+            cleaned=cleaned,
+            changed=self.changed_data,  # type: ignore[attr-defined]
+        )
+        for field, message in errors.items():
+            if field in self.fields:  # type: ignore[attr-defined]
+                self.add_error(field, message)  # type: ignore[attr-defined]
+            else:
+                self.add_error(None, message)  # type: ignore[attr-defined]
+        return cleaned
+
+
+class RecordChangeListForm(RecordFormMixin, forms.ModelForm):
+    class Meta:
+        model = CanonicalRecord
+        fields = ["canonical_status", "retrieval_priority"]
+
+
+class RecordForm(RecordFormMixin, forms.ModelForm):
+    reason = forms.CharField(
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text="Why you changed this record; kept in its history.",
+    )
+
+    class Meta:
+        model = CanonicalRecord
+        fields = [
+            "title",
+            "summary",
+            "tags",
+            "owners",
+            "canonical_type",
+            "canonical_status",
+            "retrieval_priority",
+        ]
+
+
+class SupersedeForm(forms.Form):
+    successor = forms.ModelChoiceField(queryset=Document.objects.none(), empty_label=None)
+    reason = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3, "cols": 60})
+    )
+
+    def __init__(self, *args: Any, candidates: QuerySet[Document], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["successor"].queryset = candidates
+        self.fields["successor"].label_from_instance = lambda doc: (
+            f"{doc.title} ({doc.slug}, {doc.canonical_status or 'no status'})"
+        )
+
+
+class EdgeAddForm(forms.Form):
+    edge_type = forms.ChoiceField(choices=CURATABLE_EDGE_TYPES)
+    target = forms.ModelChoiceField(queryset=Document.objects.none())
+    reason = forms.CharField(required=False, max_length=2000)
+
+    def __init__(self, *args: Any, candidates: QuerySet[Document], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["target"].queryset = candidates
+        self.fields["target"].label_from_instance = lambda doc: f"{doc.title} ({doc.slug})"
+
+
+class ProjectFilter(admin.SimpleListFilter):
+    """Projects the user curates (never lists projects they cannot see)."""
+
+    title = "project"
+    parameter_name = "project"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        keys = Project.objects.editable_by(request.user).order_by("key")
+        return [(key, key) for key in keys.values_list("key", flat=True)]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value():
+            return queryset.filter(project__key=self.value())
+        return queryset
+
+
+class CurationPermissionsMixin:
+    """Role-based permissions: editors/admins of the record's project, and superusers."""
+
+    admin_site: admin.AdminSite
+
+    def _may_curate(self, request: HttpRequest, obj: Document | None = None) -> bool:
+        if not _active(request):
+            return False
+        if obj is None:
+            return self.admin_site.has_permission(request)
+        document_id = getattr(obj, "document_id", None) or obj.pk
+        return Document.objects.editable_by(request.user).filter(pk=document_id).exists()
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return self._may_curate(request)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may_curate(request, obj)
+
+
+@admin.register(CanonicalRecord, site=site)
+class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin.ModelAdmin):
+    form = RecordForm
+    change_form_template = "admin/canonical/canonicalrecord/change_form.html"
+    list_display = [
+        "title",
+        "slug",
+        "canonical_type",
+        "canonical_status",
+        "retrieval_priority",
+        "project",
+        "evidence_tier",
+        "updated_at",
+    ]
+    list_display_links = ["title"]
+    list_editable = ["canonical_status", "retrieval_priority"]
+    list_filter = [
+        "canonical_type",
+        "canonical_status",
+        ProjectFilter,
+        "evidence_tier",
+    ]
+    list_select_related = ["project"]
+    search_fields = ["title", "slug"]
+    ordering = ["project__key", "slug"]
+    list_per_page = 50
+    readonly_fields = [
+        "project",
+        "slug",
+        "doc_id",
+        "source_path",
+        "source_type",
+        "evidence_tier",
+        "generation_source",
+        "created_at",
+        "updated_at",
+    ]
+    fieldsets = [
+        (None, {"fields": ["title", "project", "slug", "summary", "tags", "owners"]}),
+        (
+            "Curation",
+            {
+                "fields": [
+                    "canonical_type",
+                    "canonical_status",
+                    "retrieval_priority",
+                    "reason",
+                    "evidence_tier",
+                    "generation_source",
+                ]
+            },
+        ),
+        (
+            "Source",
+            {
+                "classes": ["collapse"],
+                "fields": ["doc_id", "source_path", "source_type", "created_at", "updated_at"],
+            },
+        ),
+    ]
+    actions = [
+        "accept_records",
+        "deprecate_records",
+        "archive_records",
+        "supersede_records",
+        "restore_records",
+        "promote_records",
+    ]
+
+    # Permissions: role based (editors are not staff and have no model permissions).
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._may_curate(request, obj)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # records are created by ingestion
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # soft delete goes through the documents API
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
+        return CanonicalRecord.objects.editable_by(request.user).select_related("project")
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> type[forms.ModelForm]:
+        return RecordChangeListForm
+
+    # Saving: every change goes through the services, which audit it.
+    def save_model(
+        self, request: HttpRequest, obj: Document, form: forms.ModelForm, change: bool
+    ) -> None:
+        changed = set(form.changed_data)
+        data = form.cleaned_data
+        audit = {"actor": request.user, "source": ADMIN, "reason": data.get("reason", "")}
+        document = Document.objects.get(pk=obj.pk)
+        metadata = {name: data[name] for name in ("title", "summary", "owners") if name in changed}
+        if metadata:
+            services.record_update_metadata(document=document, **metadata, **audit)
+        if "tags" in changed:
+            services.record_set_tags(document=document, tags=data["tags"], **audit)
+        if "canonical_type" in changed and data["canonical_type"]:
+            services.record_set_type(
+                document=document, canonical_type=data["canonical_type"], **audit
+            )
+        if "retrieval_priority" in changed:
+            services.record_set_priority(
+                document=document, priority=data["retrieval_priority"], **audit
+            )
+        status = data.get("canonical_status")
+        if "canonical_status" in changed and status and status != document.canonical_status:
+            services.record_set_status(document=document, status=status, **audit)
+        # The admin's own log and redirect read `obj`; give it the saved values.
+        obj.refresh_from_db()
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        return None  # no many-to-many or inlines: nothing else to save
+
+    # Bulk actions.
+    def _bulk(
+        self,
+        request: HttpRequest,
+        queryset: QuerySet[Document],
+        service: Callable[..., Document],
+        verb: str,
+    ) -> None:
+        done, failed = 0, []
+        for document in queryset:
+            try:
+                service(document=document, actor=request.user, source=ADMIN)
+            except CurationError as exc:
+                failed.append(f"{document.slug}: {exc}")
+            else:
+                done += 1
+        if done:
+            self.message_user(request, f"{verb.capitalize()} {done} record(s).", messages.SUCCESS)
+        for failure in failed:
+            self.message_user(request, f"Not {verb}: {failure}", messages.WARNING)
+
+    @admin.action(description="Accept selected records", permissions=["change"])
+    def accept_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        self._bulk(request, queryset, services.record_accept, "accepted")
+
+    @admin.action(description="Deprecate selected records", permissions=["change"])
+    def deprecate_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        self._bulk(request, queryset, services.record_deprecate, "deprecated")
+
+    @admin.action(description="Archive selected records", permissions=["change"])
+    def archive_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        self._bulk(request, queryset, services.record_archive, "archived")
+
+    @admin.action(description="Restore selected records", permissions=["change"])
+    def restore_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        self._bulk(request, queryset, services.record_restore, "restored")
+
+    @admin.action(description="Promote selected auto records to human", permissions=["change"])
+    def promote_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        self._bulk(request, queryset, services.record_promote, "promoted")
+
+    @admin.action(description="Supersede selected records…", permissions=["change"])
+    def supersede_records(
+        self, request: HttpRequest, queryset: QuerySet[Document]
+    ) -> HttpResponse | None:
+        records = list(queryset.order_by("slug"))
+        if len({doc.project_id for doc in records}) != 1:
+            self.message_user(
+                request, "Supersede records of one project at a time.", messages.ERROR
+            )
+            return None
+        candidates = selectors.successor_candidates(user=request.user, documents=records)
+        if "apply" in request.POST:
+            form = SupersedeForm(request.POST, candidates=candidates)
+            if form.is_valid():
+                successor = form.cleaned_data["successor"]
+                reason = form.cleaned_data["reason"]
+                done = 0
+                for document in records:
+                    try:
+                        services.record_supersede(
+                            old=document,
+                            new=successor,
+                            actor=request.user,
+                            reason=reason,
+                            source=ADMIN,
+                        )
+                    except CurationError as exc:
+                        self.message_user(
+                            request, f"Not superseded: {document.slug}: {exc}", messages.WARNING
+                        )
+                    else:
+                        done += 1
+                if done:
+                    self.message_user(
+                        request,
+                        f"Superseded {done} record(s) by {successor.slug}.",
+                        messages.SUCCESS,
+                    )
+                return None
+        else:
+            form = SupersedeForm(candidates=candidates)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Supersede records",
+            "opts": self.model._meta,
+            "records": records,
+            "form": form,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "has_candidates": candidates.exists(),
+        }
+        return TemplateResponse(request, "admin/canonical/supersede.html", context)
+
+    # The record page: content, edges, history and the neighbourhood graph.
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        document = self.get_object(request, object_id)
+        content, content_html = selectors.record_content_html(document=document)
+        edges = selectors.record_edges(user=request.user, document=document)
+        candidates = (
+            Document.objects.visible_to(request.user)
+            .filter(project_id=document.project_id)
+            .exclude(pk=document.pk)
+            .order_by("title")
+        )
+        context = {
+            **(extra_context or {}),
+            "record_content": content,
+            "record_content_html": content_html,
+            "record_edges_out": [row for row in edges if row.direction == "out"],
+            "record_edges_in": [row for row in edges if row.direction == "in"],
+            "record_graph_svg": selectors.record_neighbourhood_svg(document=document, edges=edges),
+            "record_history": selectors.record_history(user=request.user, document=document)[:200],
+            "edge_add_form": EdgeAddForm(candidates=candidates),
+        }
+        return super().change_view(request, object_id, form_url, context)
+
+    def get_urls(self) -> list:
+        wrap = self.admin_site.admin_view
+        return [
+            path(
+                "<path:object_id>/edges/add/",
+                wrap(require_POST(self.edge_add_view)),
+                name="canonical_canonicalrecord_edge_add",
+            ),
+            path(
+                "<path:object_id>/edges/<int:edge_id>/remove/",
+                wrap(require_POST(self.edge_remove_view)),
+                name="canonical_canonicalrecord_edge_remove",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _record_page(self, document: Document) -> HttpResponseRedirect:
+        url = reverse("admin:canonical_canonicalrecord_change", args=[document.pk])
+        return HttpResponseRedirect(url + "#record-edges")
+
+    def edge_add_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        document = self.get_object(request, object_id)
+        candidates = Document.objects.visible_to(request.user).filter(
+            project_id=document.project_id
+        )
+        form = EdgeAddForm(request.POST, candidates=candidates)
+        if not form.is_valid():
+            errors = "; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items())
+            self.message_user(request, f"Edge not added: {errors}", messages.ERROR)
+            return self._record_page(document)
+        try:
+            services.record_edge_add(
+                document=document,
+                target=form.cleaned_data["target"],
+                edge_type=form.cleaned_data["edge_type"],
+                actor=request.user,
+                reason=form.cleaned_data["reason"],
+                source=ADMIN,
+            )
+        except CurationError as exc:
+            self.message_user(request, f"Edge not added: {exc}", messages.ERROR)
+        else:
+            self.message_user(request, "Edge added.", messages.SUCCESS)
+        return self._record_page(document)
+
+    def edge_remove_view(self, request: HttpRequest, object_id: str, edge_id: int) -> HttpResponse:
+        document = self.get_object(request, object_id)
+        edge = (
+            Edge.objects.filter(pk=edge_id)
+            .filter(Q(from_document=document) | Q(to_document=document))
+            .select_related("from_document")
+            .first()
+        )
+        if edge is None:
+            raise Http404
+        if not Document.objects.editable_by(request.user).filter(pk=edge.from_document_id).exists():
+            raise PermissionDenied
+        if edge.edge_type in {EdgeType.SUPERSEDES, EdgeType.INVALIDATED_BY}:
+            self.message_user(
+                request,
+                "Restore the superseded record to remove its successor link.",
+                messages.ERROR,
+            )
+            return self._record_page(document)
+        services.record_edge_remove(edge=edge, actor=request.user, source=ADMIN)
+        self.message_user(request, "Edge removed.", messages.SUCCESS)
+        return self._record_page(document)
+
+
+@admin.register(RecordChange, site=site)
+class RecordChangeAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin.ModelAdmin):
+    """The audit trail, read-only."""
+
+    list_display = ["at", "record", "field", "from_value", "to_value", "actor_name", "source"]
+    list_filter = ["field", "source"]
+    search_fields = ["document__slug", "document__title", "actor_name", "reason"]
+    list_select_related = ["document"]
+    date_hierarchy = "at"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[RecordChange]:
+        return RecordChange.objects.filter(
+            document__in=Document.objects.editable_by(request.user)
+        ).select_related("document")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="record", ordering="document__slug")
+    def record(self, change: RecordChange) -> str:
+        url = reverse("admin:canonical_canonicalrecord_change", args=[change.document_id])
+        return format_html('<a href="{}">{}</a>', url, change.document.slug)
+
+
+# --- Access: users and groups (superusers), projects and memberships (project admins) ------
+
+site.register(get_user_model(), UserAdmin)
+site.register(Group, GroupAdmin)
+
+
+def _administered_projects(request: HttpRequest) -> QuerySet[Project]:
+    user = request.user
+    if not _active(request):
+        return Project.objects.none()
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(
+        memberships__user_id=user.pk, memberships__role=Role.ADMIN
+    ).distinct()
+
+
+class ProjectAdminPermissionsMixin:
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return _administered_projects(request).exists()
+
+    def _project_of(self, obj: Any) -> int | None:
+        raise NotImplementedError
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is None:
+            return self.has_module_permission(request)
+        return _administered_projects(request).filter(pk=self._project_of(obj)).exists()
+
+    has_change_permission = has_view_permission
+
+
+@admin.register(Project, site=site)
+class ProjectAdmin(NotFoundOutOfScopeMixin, ProjectAdminPermissionsMixin, admin.ModelAdmin):
+    list_display = ["key", "name", "created_at"]
+    search_fields = ["key", "name"]
+
+    def _project_of(self, obj: Project) -> int | None:
+        return obj.pk
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
+        return _administered_projects(request)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [] if request.user.is_superuser or obj is None else ["key"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return _active(request) and request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # projects own documents (PROTECT); retire them by removing members
+
+
+@admin.register(Membership, site=site)
+class MembershipAdmin(NotFoundOutOfScopeMixin, ProjectAdminPermissionsMixin, admin.ModelAdmin):
+    list_display = ["user", "project", "role", "created_at"]
+    list_filter = ["role"]
+    search_fields = ["user__username", "project__key"]
+    list_select_related = ["user", "project"]
+
+    def _project_of(self, obj: Membership) -> int | None:
+        return obj.project_id
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Membership]:
+        return Membership.objects.filter(project__in=_administered_projects(request))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return self.has_module_permission(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.has_view_permission(request, obj)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "project":
+            kwargs["queryset"] = _administered_projects(request).order_by("key")
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)

@@ -1,0 +1,152 @@
+"""Reads for curation. Every selector filters through the one visibility/editing rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Q, QuerySet
+from django.http import Http404
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from canonical.models import RecordChange
+from canonical.rendering import (
+    GraphEdge,
+    GraphNode,
+    rebuild_content,
+    render_markdown,
+    render_neighbourhood_svg,
+)
+from canonical.transitions import SUCCESSOR_STATUSES
+from kb.models import Document, Edge
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def record_list_editable(*, user: AnyUser) -> QuerySet[Document]:
+    """Records the user may curate (editor/admin of the project, or superuser)."""
+    return Document.objects.editable_by(user).select_related("project")
+
+
+def record_get_editable(*, user: AnyUser, document_id: int) -> Document:
+    """The record if the user may curate it; Http404 otherwise (no existence oracle)."""
+    document = record_list_editable(user=user).filter(pk=document_id).first()
+    if document is None:
+        raise Http404
+    return document
+
+
+def record_history(*, user: AnyUser, document: Document) -> QuerySet[RecordChange]:
+    """The audit trail of a record visible to the user, newest first."""
+    if not Document.objects.visible_to(user).filter(pk=document.pk).exists():
+        return RecordChange.objects.none()
+    return RecordChange.objects.filter(document=document).order_by("-at", "-id")
+
+
+def successor_candidates(*, user: AnyUser, documents: list[Document]) -> QuerySet[Document]:
+    """Live records of the same project the user can see, excluding the records themselves."""
+    projects = {doc.project_id for doc in documents}
+    if len(projects) != 1:
+        return Document.objects.none()
+    return (
+        Document.objects.visible_to(user)
+        .filter(project_id=projects.pop())
+        .filter(Q(canonical_status__in=SUCCESSOR_STATUSES) | Q(canonical_status__isnull=True))
+        .exclude(pk__in=[doc.pk for doc in documents])
+        .order_by("title")
+    )
+
+
+def record_content_html(*, document: Document) -> tuple[str, SafeString]:
+    """The document text rebuilt from its chunks, and its sanitised HTML rendering."""
+    chunks = document.chunks.order_by("chunk_order").values_list("text", "overlap_chars")
+    content = rebuild_content(chunks)
+    return content, render_markdown(content)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EdgeRow:
+    edge: Edge
+    direction: str  # "out" | "in"
+    other_title: str
+    other_slug: str
+    other_status: str
+    other_url: str
+    removable: bool
+
+
+def _record_url(document: Document, editable_ids: set[int]) -> str:
+    if document.pk not in editable_ids:
+        return ""
+    return reverse("admin:canonical_canonicalrecord_change", args=[document.pk])
+
+
+def record_edges(*, user: AnyUser, document: Document) -> list[EdgeRow]:
+    """Edges out of and into the record; edges to records the user cannot see are left out."""
+    visible = Document.objects.visible_to(user)
+    edges_out = list(
+        Edge.objects.filter(from_document=document)
+        .filter(Q(to_document__isnull=True) | Q(to_document__in=visible))
+        .select_related("to_document")
+        .order_by("edge_type", "to_slug")
+    )
+    edges_in = list(
+        Edge.objects.filter(to_document=document, from_document__in=visible)
+        .select_related("from_document")
+        .order_by("edge_type", "from_document__slug")
+    )
+    involved = {document.pk, *(e.to_document_id for e in edges_out if e.to_document_id)}
+    involved |= {e.from_document_id for e in edges_in}
+    editable_ids = set(
+        Document.objects.editable_by(user).filter(pk__in=involved).values_list("pk", flat=True)
+    )
+    rows: list[EdgeRow] = []
+    for edge in edges_out:
+        target = edge.to_document
+        rows.append(
+            EdgeRow(
+                edge=edge,
+                direction="out",
+                other_title=target.title if target else edge.to_slug,
+                other_slug=edge.to_slug,
+                other_status=(target.canonical_status or "") if target else "missing",
+                other_url=_record_url(target, editable_ids) if target else "",
+                removable=document.pk in editable_ids,
+            )
+        )
+    for edge in edges_in:
+        source = edge.from_document
+        rows.append(
+            EdgeRow(
+                edge=edge,
+                direction="in",
+                other_title=source.title,
+                other_slug=source.slug,
+                other_status=source.canonical_status or "",
+                other_url=_record_url(source, editable_ids),
+                removable=source.pk in editable_ids,
+            )
+        )
+    return rows
+
+
+def record_neighbourhood_svg(*, document: Document, edges: list[EdgeRow]) -> SafeString:
+    """The 1-hop neighbourhood (as already filtered by record_edges) as an SVG graph."""
+    centre = GraphNode(
+        key=f"doc:{document.pk}", label=document.title, status=document.canonical_status or ""
+    )
+    neighbours: dict[str, GraphNode] = {}
+    graph_edges: list[GraphEdge] = []
+    for row in edges:
+        other_id = row.edge.to_document_id if row.direction == "out" else row.edge.from_document_id
+        key = f"doc:{other_id}" if other_id else f"slug:{row.other_slug}"
+        neighbours.setdefault(
+            key,
+            GraphNode(key=key, label=row.other_title, status=row.other_status, url=row.other_url),
+        )
+        source, target = (centre.key, key) if row.direction == "out" else (key, centre.key)
+        graph_edges.append(GraphEdge(source=source, target=target, edge_type=row.edge.edge_type))
+    return render_neighbourhood_svg(
+        centre=centre, neighbours=list(neighbours.values()), edges=graph_edges
+    )
