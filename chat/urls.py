@@ -1,3 +1,12 @@
-"""URL routes of the chat app."""
+"""URL routes of the chat app (mounted under /chat/)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from chat import views
+
+urlpatterns = [
+    path("", views.chat_page, name="chat"),
+    path("c/<int:conversation_id>/", views.chat_page, name="chat-conversation"),
+    path("send", views.chat_send, name="chat-send"),
+    path("preview/<int:pk>/", views.chat_preview, name="chat-preview"),
+]

@@ -1,3 +1,14 @@
 """Chat API routes (mounted under /api/)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from chat import apis
+
+urlpatterns = [
+    path("kb/chat", apis.ChatApi.as_view(), name="chat-api"),
+    path(
+        "kb/documents/<int:pk>/preview",
+        apis.DocumentPreviewApi.as_view(),
+        name="chat-api-document-preview",
+    ),
+]

@@ -1,0 +1,180 @@
+"""Chat API: one grounded chat turn, and the sanitised document preview behind citations."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from chat.providers import ProviderError
+from chat.selectors import conversation_get_for_user, document_preview
+from chat.services import ChatInputError, message_send
+from kb.models import CanonicalType, SourceType
+from kb.retrieval.types import FILTER_KEYS, SearchFilters
+
+
+class SearchFiltersSerializer(serializers.Serializer):
+    """The `filters` object; unknown keys are an error, not silently ignored."""
+
+    project_keys = serializers.ListField(
+        child=serializers.CharField(max_length=63), required=False, max_length=100
+    )
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, max_length=100
+    )
+    source_types = serializers.ListField(
+        child=serializers.ChoiceField(choices=SourceType.choices), required=False
+    )
+    canonical_types = serializers.ListField(
+        child=serializers.ChoiceField(choices=CanonicalType.choices), required=False
+    )
+    doc_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, max_length=1000
+    )
+    date_from = serializers.DateField(required=False, allow_null=True)
+    date_to = serializers.DateField(required=False, allow_null=True)
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, dict):
+            unknown = sorted(str(key) for key in data if key not in FILTER_KEYS)
+            if unknown:
+                raise serializers.ValidationError(
+                    {
+                        key: [f"Unknown filter. Allowed: {', '.join(FILTER_KEYS)}."]
+                        for key in unknown
+                    }
+                )
+        return super().to_internal_value(data)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        date_from: dt.date | None = attrs.get("date_from")
+        date_to: dt.date | None = attrs.get("date_to")
+        if date_from and date_to and date_from > date_to:
+            raise serializers.ValidationError({"date_to": ["Must not be before date_from."]})
+        return attrs
+
+
+def filters_from(validated: dict[str, Any] | None, project_key: str | None) -> SearchFilters:
+    """SearchFilters from validated input; a legacy `project_key` joins `project_keys`."""
+    validated = validated or {}
+    project_keys = list(validated.get("project_keys") or [])
+    if project_key and project_key not in project_keys:
+        project_keys.append(project_key)
+    return SearchFilters(
+        project_keys=tuple(project_keys),
+        tags=tuple(validated.get("tags") or ()),
+        source_types=tuple(validated.get("source_types") or ()),
+        canonical_types=tuple(validated.get("canonical_types") or ()),
+        doc_ids=tuple(validated.get("doc_ids") or ()),
+        date_from=validated.get("date_from"),
+        date_to=validated.get("date_to"),
+    )
+
+
+class ChatApi(APIView):
+    """Ask a question; get a grounded, cited answer or a typed refusal."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "chat"
+
+    class InputSerializer(serializers.Serializer):
+        question = serializers.CharField(trim_whitespace=True)
+        filters = SearchFiltersSerializer(required=False, allow_null=True)
+        project_key = serializers.CharField(max_length=63, required=False, allow_blank=True)
+        conversation_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+        def validate_question(self, value: str) -> str:
+            limit = int(settings.CHAT["QUESTION_MAX_CHARS"])
+            if len(value) > limit:
+                raise serializers.ValidationError(
+                    f"Ensure this field has no more than {limit} characters."
+                )
+            return value
+
+    class OutputSerializer(serializers.Serializer):
+        class CitationSerializer(serializers.Serializer):
+            n = serializers.IntegerField()
+            document_id = serializers.IntegerField()
+            chunk_id = serializers.IntegerField()
+            title = serializers.CharField()
+            slug = serializers.CharField()
+            project_key = serializers.CharField()
+            heading_path = serializers.CharField()
+            excerpt = serializers.CharField()
+            origin = serializers.CharField()
+            preview_url = serializers.CharField()
+            canonical_status = serializers.CharField(allow_null=True)
+
+        answer = serializers.CharField()
+        citations = CitationSerializer(many=True)
+        refusal_reason = serializers.CharField(allow_null=True)
+        conversation_id = serializers.IntegerField()
+        meta = serializers.DictField()
+
+    class ErrorSerializer(serializers.Serializer):
+        detail = serializers.CharField()
+        error = serializers.ChoiceField(choices=["provider_unavailable", "provider_timeout"])
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer, 502: ErrorSerializer, 504: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        conversation = None
+        if data.get("conversation_id"):
+            conversation = conversation_get_for_user(
+                user=request.user, conversation_id=data["conversation_id"]
+            )
+        try:
+            turn = message_send(
+                user=request.user,
+                question=data["question"],
+                filters=filters_from(data.get("filters"), data.get("project_key")),
+                conversation=conversation,
+            )
+        except ChatInputError as exc:
+            return Response(exc.errors, status=status.HTTP_400_BAD_REQUEST)
+        except ProviderError as exc:
+            return Response({"detail": exc.message, "error": exc.code}, status=exc.http_status)
+        return Response(
+            self.OutputSerializer(
+                {
+                    "answer": turn.answer,
+                    "citations": turn.citations,
+                    "refusal_reason": turn.refusal_reason,
+                    "conversation_id": turn.conversation.pk,
+                    "meta": turn.meta,
+                }
+            ).data
+        )
+
+
+class DocumentPreviewApi(APIView):
+    """A visible document's text rebuilt from its chunks, plus sanitised HTML of it."""
+
+    class OutputSerializer(serializers.Serializer):
+        document_id = serializers.IntegerField()
+        slug = serializers.CharField()
+        title = serializers.CharField()
+        project_key = serializers.CharField()
+        source_type = serializers.CharField()
+        canonical_type = serializers.CharField(allow_null=True)
+        canonical_status = serializers.CharField(allow_null=True)
+        retrieval_priority = serializers.IntegerField()
+        content = serializers.CharField(allow_blank=True)
+        content_html = serializers.CharField(allow_blank=True)
+
+    @extend_schema(responses={200: OutputSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        preview = document_preview(user=request.user, document_id=pk)
+        return Response(self.OutputSerializer(preview.to_dict()).data)

@@ -1,0 +1,72 @@
+"""Citation check: every [n] in an answer must name a source that was in the prompt."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from chat.prompt import Prompt, PromptSource
+
+# [1], [1][2] and [1, 2] all count; numbers are short so "[2024]" stays text.
+CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+EXCERPT_CHARS = 280
+
+
+@dataclass(frozen=True, kw_only=True)
+class CitationCheck:
+    text: str  # the answer with unknown citation numbers removed
+    valid: tuple[int, ...]  # cited numbers that were in the prompt, in first-use order
+    dropped: tuple[int, ...]  # cited numbers that were not, in first-use order
+
+    def to_dict(self) -> dict[str, list[int]]:
+        return {"valid": list(self.valid), "dropped": list(self.dropped)}
+
+
+def check_citations(answer: str, prompt: Prompt) -> CitationCheck:
+    """Keep the citations that point at prompt sources; drop the rest from the text."""
+    known = {source.n for source in prompt.sources}
+    valid: list[int] = []
+    dropped: list[int] = []
+
+    def rewrite(match: re.Match[str]) -> str:
+        numbers = [int(part) for part in match.group(1).split(",")]
+        kept = []
+        for n in numbers:
+            bucket = valid if n in known else dropped
+            if n not in bucket:
+                bucket.append(n)
+            if n in known:
+                kept.append(n)
+        return "".join(f"[{n}]" for n in kept)
+
+    text = CITATION_RE.sub(rewrite, answer)
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
+    text = re.sub(r"[ \t]{2,}", " ", text).strip()
+    return CitationCheck(text=text, valid=tuple(valid), dropped=tuple(dropped))
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """A one-line excerpt of a chunk for a citation chip."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def citation_payload(source: PromptSource, *, preview_url: str) -> dict[str, Any]:
+    """The public shape of one citation (API and page)."""
+    hit = source.hit
+    return {
+        "n": source.n,
+        "document_id": hit.document_id,
+        "chunk_id": hit.chunk_id,
+        "title": hit.title,
+        "slug": hit.slug,
+        "project_key": hit.project_key,
+        "heading_path": hit.heading_path,
+        "excerpt": excerpt(hit.text),
+        "origin": hit.origin,
+        "preview_url": preview_url,
+        "canonical_status": hit.canonical_status,
+    }

@@ -1,0 +1,96 @@
+"""Chat: conversations and their messages, the chat log, and the content-gap rollup."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    title = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        indexes = [models.Index(fields=["user", "-updated_at"], name="chat_conv_user_updated")]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.pk}"
+
+
+class MessageRole(models.TextChoices):
+    USER = "user", "User"
+    ASSISTANT = "assistant", "Assistant"
+
+
+class Message(models.Model):
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
+    role = models.CharField(max_length=10, choices=MessageRole.choices)
+    content = models.TextField()
+    citations = models.JSONField(default=list, blank=True)
+    refusal_reason = models.CharField(max_length=40, blank=True, default="")
+    meta = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["conversation_id", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:60]}"
+
+
+class ChatLog(models.Model):
+    """One row per chat turn, for operators; written best-effort (never breaks the user path)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="chat_logs",
+    )
+    question = models.TextField()
+    answer = models.TextField(blank=True, default="")
+    provider = models.CharField(max_length=40, blank=True, default="")
+    model = models.CharField(max_length=200, blank=True, default="")
+    latency_ms = models.PositiveIntegerField(default=0)
+    chunk_ids = models.JSONField(default=list, blank=True)
+    refusal_reason = models.CharField(max_length=40, blank=True, default="")
+    project_keys = models.JSONField(default=list, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["-at"], name="chat_log_at")]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.question[:60]}"
+
+
+class ContentGap(models.Model):
+    """A question the knowledge base could not answer, rolled up per project and wording."""
+
+    project_key = models.CharField(max_length=63, blank=True, default="")
+    normalised_question = models.CharField(max_length=1000)
+    example_question = models.TextField()
+    count = models.PositiveIntegerField(default=1)
+    first_seen = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField(auto_now=True)
+    resolved = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-count", "-last_seen"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project_key", "normalised_question"], name="chat_gap_unique_question"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_key or '*'}: {self.normalised_question} ({self.count})"

@@ -1,0 +1,149 @@
+"""The typed prompt of a chat turn: numbered sources in ⚠ rejected, 📎 related and ## Context blocks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from kb.retrieval.types import SearchHit, SearchResult
+
+Block = Literal["context", "related", "rejected"]
+
+NO_GROUNDED_ANSWER = "__NO_GROUNDED_ANSWER__"
+REJECTED_HEADER = "⚠ REJECTED APPROACHES"
+RELATED_HEADER = "📎 RELATED CONTEXT"
+CONTEXT_HEADER = "## Context"
+
+SYSTEM_INSTRUCTIONS = f"""You are Groundwork, the company's knowledge assistant.
+Answer ONLY from the numbered sources in the prompt. Rules:
+1. Cite first: every sentence that states a fact ends with the number of its source, e.g. [2].
+   Use only numbers that appear in the prompt; never invent a source.
+2. Prefer sources with status "accepted". If you use a superseded or deprecated source,
+   say so in the sentence.
+3. Sources under "{REJECTED_HEADER}" were considered and rejected: never recommend them;
+   mention them only to warn that they were rejected, with their citation.
+4. Sources under "{RELATED_HEADER}" are neighbours of the main context; use them only to
+   complete an answer grounded in "{CONTEXT_HEADER}".
+5. The current date and time line is authoritative and may be used for time-relative
+   questions even though it is not a source.
+6. If the sources do not answer the question, reply with exactly {NO_GROUNDED_ANSWER}
+   and nothing else.
+Be brief: a few sentences or a short list."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptSource:
+    n: int
+    hit: SearchHit
+    block: Block
+
+    @property
+    def origin(self) -> str:
+        return self.hit.origin
+
+    @property
+    def status_label(self) -> str:
+        return self.hit.canonical_status or "uncurated"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prompt:
+    question: str
+    system: str
+    user: str
+    sources: tuple[PromptSource, ...]
+    now: dt.datetime
+
+    def source(self, n: int) -> PromptSource | None:
+        """The source numbered `n`, or None when the prompt has no such number."""
+        for source in self.sources:
+            if source.n == n:
+                return source
+        return None
+
+
+def number_sources(result: SearchResult) -> tuple[PromptSource, ...]:
+    """Number the hits once: context first (the answer's backbone), then related, then rejected."""
+    sources: list[PromptSource] = []
+    seen: set[int] = set()
+    groups: tuple[tuple[Block, tuple[SearchHit, ...]], ...] = (
+        ("context", result.primary),
+        ("related", result.expanded),
+        ("rejected", result.rejected),
+    )
+    for block, hits in groups:
+        for hit in hits:
+            if hit.chunk_id in seen:
+                continue
+            seen.add(hit.chunk_id)
+            sources.append(PromptSource(n=len(sources) + 1, hit=hit, block=block))
+    return tuple(sources)
+
+
+def prompt_now(timezone_name: str) -> dt.datetime:
+    """The current time in the timezone the assistant presents (seconds precision)."""
+    return dt.datetime.now(ZoneInfo(timezone_name)).replace(microsecond=0)
+
+
+def _fence_for(text: str) -> str:
+    """A backtick fence longer than any run inside `text`, so a chunk cannot close its block."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _source_block(source: PromptSource) -> str:
+    hit = source.hit
+    label = f"[{source.n}] {hit.title}"
+    if hit.heading_path:
+        label += f" — {hit.heading_path}"
+    details = [f"status: {source.status_label}", f"project: {hit.project_key}"]
+    if hit.canonical_type:
+        details.insert(0, f"type: {hit.canonical_type}")
+    fence = _fence_for(hit.text)
+    return f"{label} ({', '.join(details)})\n{fence}text\n{hit.text.strip()}\n{fence}"
+
+
+def build_prompt(
+    *, question: str, sources: tuple[PromptSource, ...], now: dt.datetime, timezone_name: str
+) -> Prompt:
+    """Compose the system and user messages of a turn from numbered sources."""
+    parts = [
+        f"Current date and time: {now.isoformat()} ({timezone_name}). "
+        "This is authoritative and usable for time-relative questions, "
+        "although it is not one of the sources."
+    ]
+    by_block = {
+        block: [s for s in sources if s.block == block]
+        for block in ("rejected", "related", "context")
+    }
+    if by_block["rejected"]:
+        parts.append(
+            f"{REJECTED_HEADER}\n"
+            "These approaches were considered and rejected. Do not propose them.\n\n"
+            + "\n\n".join(_source_block(s) for s in by_block["rejected"])
+        )
+    if by_block["related"]:
+        parts.append(
+            f"{RELATED_HEADER}\n"
+            "Documents linked to the main context (one hop in the knowledge graph).\n\n"
+            + "\n\n".join(_source_block(s) for s in by_block["related"])
+        )
+    parts.append(
+        f"{CONTEXT_HEADER}\n\n" + "\n\n".join(_source_block(s) for s in by_block["context"])
+    )
+    parts.append(
+        "## Question\n"
+        f"{question.strip()}\n\n"
+        "Answer with citations [n] after each claim, or reply exactly "
+        f"{NO_GROUNDED_ANSWER} if the sources do not answer it."
+    )
+    return Prompt(
+        question=question,
+        system=SYSTEM_INSTRUCTIONS,
+        user="\n\n".join(parts),
+        sources=sources,
+        now=now,
+    )

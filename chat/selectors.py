@@ -1,0 +1,98 @@
+"""Reads of chat data, always through the owner / visibility rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+from django.http import Http404
+
+from chat.models import ChatLog, ContentGap, Conversation, Message
+from chat.preview import rebuild_content, render_markdown
+from kb.models import Chunk, Document
+from portal.access.models import Project
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def conversation_list(*, user: AnyUser, limit: int = 50) -> list[Conversation]:
+    """The user's own conversations, most recently active first."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return list(Conversation.objects.filter(user_id=user.pk).order_by("-updated_at", "-id")[:limit])
+
+
+def conversation_get_for_user(*, user: AnyUser, conversation_id: int) -> Conversation:
+    """The user's conversation `conversation_id`; Http404 for anyone else's or a missing one."""
+    if not getattr(user, "is_authenticated", False):
+        raise Http404
+    conversation = Conversation.objects.filter(pk=conversation_id, user_id=user.pk).first()
+    if conversation is None:
+        raise Http404
+    return conversation
+
+
+def message_list(*, conversation: Conversation) -> list[Message]:
+    """Messages of a conversation in the order they were written."""
+    return list(conversation.messages.order_by("created_at", "id"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentPreview:
+    document_id: int
+    slug: str
+    title: str
+    project_key: str
+    source_type: str
+    canonical_type: str | None
+    canonical_status: str | None
+    retrieval_priority: int
+    content: str
+    content_html: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def document_preview(*, user: AnyUser, document_id: int) -> DocumentPreview:
+    """A visible document rebuilt from its chunks; Http404 (one body) for anything not visible."""
+    document = (
+        Document.objects.visible_to(user).select_related("project").filter(pk=document_id).first()
+    )
+    if document is None:
+        raise Http404
+    chunks = Chunk.objects.filter(document=document).order_by("chunk_order")
+    content = rebuild_content(chunks.values_list("text", "overlap_chars"))
+    return DocumentPreview(
+        document_id=document.pk,
+        slug=document.slug,
+        title=document.title,
+        project_key=document.project.key,
+        source_type=document.source_type,
+        canonical_type=document.canonical_type,
+        canonical_status=document.canonical_status,
+        retrieval_priority=document.retrieval_priority,
+        content=content,
+        content_html=render_markdown(content),
+    )
+
+
+def content_gaps_for(*, user: AnyUser) -> QuerySet[ContentGap]:
+    """Gaps of projects the user edits ("" = unscoped questions only for superusers)."""
+    if getattr(user, "is_superuser", False):
+        return ContentGap.objects.all()
+    keys = list(Project.objects.editable_by(user).values_list("key", flat=True))
+    return ContentGap.objects.filter(project_key__in=keys)
+
+
+def chat_logs_for(*, user: AnyUser) -> QuerySet[ChatLog]:
+    """Chat log rows touching only projects the user edits; superusers see all."""
+    if getattr(user, "is_superuser", False):
+        return ChatLog.objects.all()
+    keys = list(Project.objects.editable_by(user).values_list("key", flat=True))
+    if not keys:
+        return ChatLog.objects.none()
+    # project_keys is a JSON list; a row is visible when all of its keys are editable.
+    return ChatLog.objects.exclude(project_keys=[]).filter(project_keys__contained_by=keys)

@@ -1,0 +1,368 @@
+"""Writes of the chat app. `message_send` is the one chat turn used by the page and the API."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+
+from chat.citations import CitationCheck, check_citations, citation_payload
+from chat.models import ChatLog, ContentGap, Conversation, Message, MessageRole
+from chat.prompt import NO_GROUNDED_ANSWER, Prompt, build_prompt, number_sources, prompt_now
+from chat.providers import ProviderError, get_provider
+from kb.retrieval.types import SearchFilters, SearchResult
+from portal.access.models import Project
+
+logger = logging.getLogger(__name__)
+
+REFUSAL_NO_CONTEXT = "no_relevant_context"
+REFUSAL_SELF = "llm_self_refusal"
+REFUSAL_UNGROUNDED = "ungrounded_answer"
+REFUSAL_MESSAGES = {
+    REFUSAL_NO_CONTEXT: (
+        "I couldn't find anything in the knowledge base that answers this, so I won't guess. "
+        "Try rephrasing, widening the project filter, or ask an editor to document it."
+    ),
+    REFUSAL_SELF: (
+        "The documents I found don't actually answer this question, so I won't guess. "
+        "Try asking it differently or narrowing it to one project."
+    ),
+    REFUSAL_UNGROUNDED: (
+        "I could not produce an answer backed by citations from the documents, so I won't "
+        "show one. Try asking it differently."
+    ),
+}
+TITLE_CHARS = 80
+NORMALISED_MAX = 1000
+
+
+class ChatInputError(ValueError):
+    """Bad input to a chat turn; `errors` maps field names to messages (a 400)."""
+
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        super().__init__(str(errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnResult:
+    conversation: Conversation
+    question_message: Message
+    answer_message: Message
+    answer: str
+    citations: list[dict[str, Any]]
+    refusal_reason: str | None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def normalise_question(question: str) -> str:
+    """Lowercase, punctuation stripped, whitespace collapsed: the content-gap key."""
+    text = re.sub(r"[^\w\s]", " ", question.lower())
+    return " ".join(text.split())[:NORMALISED_MAX]
+
+
+def is_grounded(result: SearchResult) -> bool:
+    """The grounding gate: some primary chunk clears the fused-score or cosine bar."""
+    min_score = float(settings.CHAT["GROUNDING_MIN_SCORE"])
+    min_cosine = float(settings.CHAT["GROUNDING_MIN_COSINE"])
+    return any(
+        hit.score >= min_score or (hit.cosine is not None and hit.cosine >= min_cosine)
+        for hit in result.primary
+    )
+
+
+def content_gap_record(*, question: str, project_keys: list[str]) -> None:
+    """Count an unanswered question once per project ("" when unscoped); best effort."""
+    normalised = normalise_question(question)
+    if not normalised:
+        return
+    for key in project_keys or [""]:
+        try:
+            with transaction.atomic():
+                gap, created = ContentGap.objects.get_or_create(
+                    project_key=key,
+                    normalised_question=normalised,
+                    defaults={"example_question": question[:2000]},
+                )
+                if not created:
+                    ContentGap.objects.filter(pk=gap.pk).update(
+                        count=F("count") + 1,
+                        last_seen=timezone.now(),
+                        example_question=question[:2000],
+                        resolved=False,  # asked again: the gap is open again
+                    )
+        except Exception:
+            logger.exception("content gap could not be recorded")
+
+
+def chat_log_write(**fields: Any) -> None:
+    """One ChatLog row; logging never breaks the user path."""
+    try:
+        with transaction.atomic():
+            ChatLog.objects.create(**fields)
+    except Exception:
+        logger.exception("chat log could not be written")
+
+
+def content_gaps_resolve(*, gap_ids: list[int]) -> int:
+    """Mark gaps resolved (an editor wrote the missing document)."""
+    return ContentGap.objects.filter(pk__in=gap_ids).update(resolved=True)
+
+
+def _visible_keys(user: AbstractBaseUser, keys: tuple[str, ...]) -> list[str]:
+    """Only keys of projects the user can see are recorded (no gap spam for foreign keys)."""
+    if not keys:
+        return []
+    visible = set(
+        Project.objects.visible_to(user).filter(key__in=keys).values_list("key", flat=True)
+    )
+    return [key for key in keys if key in visible]
+
+
+def _preview_url(document_id: int) -> str:
+    return reverse("chat-api-document-preview", kwargs={"pk": document_id})
+
+
+def _search(*, user: AbstractBaseUser, question: str, filters: SearchFilters) -> SearchResult:
+    from kb.retrieval import InvalidSearchRequest, search
+
+    try:
+        return search(user=user, query=question, filters=filters)
+    except InvalidSearchRequest as exc:
+        field_name = "question" if exc.field == "query" else f"filters.{exc.field}"
+        raise ChatInputError({field_name: [exc.message]}) from exc
+
+
+def message_send(
+    *,
+    user: AbstractBaseUser,
+    question: str,
+    filters: SearchFilters | None = None,
+    conversation: Conversation | None = None,
+    on_token: Callable[[str], None] | None = None,
+) -> TurnResult:
+    """Retrieve -> grounding gate -> prompt -> provider -> citation check -> store + log.
+
+    Raises ChatInputError for bad input and ProviderError when the provider fails
+    (nothing is stored then except the chat log row).
+    """
+    question = (question or "").strip()
+    max_chars = int(settings.CHAT["QUESTION_MAX_CHARS"])
+    if not question:
+        raise ChatInputError({"question": ["Ask a question."]})
+    if len(question) > max_chars:
+        raise ChatInputError(
+            {"question": [f"Ensure this field has no more than {max_chars} characters."]}
+        )
+    filters = filters or SearchFilters()
+    started = time.monotonic()
+    result = _search(user=user, question=question, filters=filters)
+    sources = number_sources(result)
+    gap_keys = _visible_keys(user, filters.project_keys)
+    log_keys = gap_keys or sorted({s.hit.project_key for s in sources})
+    meta: dict[str, Any] = {
+        "provider": None,
+        "model": None,
+        "latency_ms": 0,
+        "chunks_used": 0,
+        "primary_count": len(result.primary),
+        "expanded_count": len(result.expanded),
+        "rejected_count": len(result.rejected),
+        "filters": filters.applied(),
+        "citation_check": {"valid": [], "dropped": []},
+        "retrieval_ms": result.meta.get("retrieval_ms"),
+        "relevance_level": result.meta.get("relevance_level"),
+    }
+
+    if not is_grounded(result):
+        # Refused before any provider is called: nothing to ground an answer on.
+        meta["latency_ms"] = _elapsed_ms(started)
+        content_gap_record(question=question, project_keys=gap_keys)
+        return _store_turn(
+            user=user,
+            conversation=conversation,
+            question=question,
+            answer=REFUSAL_MESSAGES[REFUSAL_NO_CONTEXT],
+            citations=[],
+            refusal_reason=REFUSAL_NO_CONTEXT,
+            meta=meta,
+            chunk_ids=[],
+            log_keys=log_keys,
+        )
+
+    tz_name = settings.CHAT["PROMPT_TIMEZONE"]
+    prompt = build_prompt(
+        question=question, sources=sources, now=prompt_now(tz_name), timezone_name=tz_name
+    )
+    provider = get_provider()
+    meta.update(provider=provider.name, model=provider.model, chunks_used=len(sources))
+    try:
+        if on_token is not None and getattr(provider, "supports_streaming", False):
+            pieces: list[str] = []
+            for piece in provider.stream(prompt):
+                pieces.append(piece)
+                on_token(piece)
+            raw_answer, model = "".join(pieces).strip(), provider.model
+        else:
+            answered = provider.answer(prompt)
+            raw_answer, model = answered.text.strip(), answered.model
+    except ProviderError as exc:
+        chat_log_write(
+            user=user,
+            question=question,
+            answer="",
+            provider=provider.name,
+            model=provider.model,
+            latency_ms=_elapsed_ms(started),
+            chunk_ids=[s.hit.chunk_id for s in sources],
+            refusal_reason=exc.code,
+            project_keys=log_keys,
+        )
+        raise
+    meta["model"] = model
+    return _finish_answer(
+        user=user,
+        conversation=conversation,
+        question=question,
+        raw_answer=raw_answer,
+        prompt=prompt,
+        meta=meta,
+        started=started,
+        gap_keys=gap_keys,
+        log_keys=log_keys,
+    )
+
+
+def _finish_answer(
+    *,
+    user: AbstractBaseUser,
+    conversation: Conversation | None,
+    question: str,
+    raw_answer: str,
+    prompt: Prompt,
+    meta: dict[str, Any],
+    started: float,
+    gap_keys: list[str],
+    log_keys: list[str],
+) -> TurnResult:
+    chunk_ids = [s.hit.chunk_id for s in prompt.sources]
+    if raw_answer == NO_GROUNDED_ANSWER or not raw_answer:
+        meta["latency_ms"] = _elapsed_ms(started)
+        content_gap_record(question=question, project_keys=gap_keys)
+        return _store_turn(
+            user=user,
+            conversation=conversation,
+            question=question,
+            answer=REFUSAL_MESSAGES[REFUSAL_SELF],
+            citations=[],
+            refusal_reason=REFUSAL_SELF,
+            meta=meta,
+            chunk_ids=chunk_ids,
+            log_keys=log_keys,
+        )
+    check: CitationCheck = check_citations(raw_answer, prompt)
+    meta["citation_check"] = check.to_dict()
+    meta["latency_ms"] = _elapsed_ms(started)
+    if not check.valid:
+        # An answer with no citation to a real source is not grounded: do not show it.
+        content_gap_record(question=question, project_keys=gap_keys)
+        return _store_turn(
+            user=user,
+            conversation=conversation,
+            question=question,
+            answer=REFUSAL_MESSAGES[REFUSAL_UNGROUNDED],
+            citations=[],
+            refusal_reason=REFUSAL_UNGROUNDED,
+            meta=meta,
+            chunk_ids=chunk_ids,
+            log_keys=log_keys,
+        )
+    citations = []
+    for n in sorted(check.valid):
+        source = prompt.source(n)
+        if source is not None:
+            citations.append(
+                citation_payload(source, preview_url=_preview_url(source.hit.document_id))
+            )
+    return _store_turn(
+        user=user,
+        conversation=conversation,
+        question=question,
+        answer=check.text,
+        citations=citations,
+        refusal_reason=None,
+        meta=meta,
+        chunk_ids=chunk_ids,
+        log_keys=log_keys,
+    )
+
+
+def _elapsed_ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def _store_turn(
+    *,
+    user: AbstractBaseUser,
+    conversation: Conversation | None,
+    question: str,
+    answer: str,
+    citations: list[dict[str, Any]],
+    refusal_reason: str | None,
+    meta: dict[str, Any],
+    chunk_ids: list[int],
+    log_keys: list[str],
+) -> TurnResult:
+    with transaction.atomic():
+        if conversation is None:
+            conversation = Conversation.objects.create(user=user, title=_title_from(question))
+        question_message = Message.objects.create(
+            conversation=conversation, role=MessageRole.USER, content=question
+        )
+        answer_message = Message.objects.create(
+            conversation=conversation,
+            role=MessageRole.ASSISTANT,
+            content=answer,
+            citations=citations,
+            refusal_reason=refusal_reason or "",
+            meta=meta,
+        )
+        # Touch the conversation so it sorts first in the list.
+        conversation.save(update_fields=["updated_at"])
+    chat_log_write(
+        user=user,
+        question=question,
+        answer=answer,
+        provider=meta.get("provider") or "",
+        model=meta.get("model") or "",
+        latency_ms=meta.get("latency_ms") or 0,
+        chunk_ids=chunk_ids,
+        refusal_reason=refusal_reason or "",
+        project_keys=log_keys,
+    )
+    return TurnResult(
+        conversation=conversation,
+        question_message=question_message,
+        answer_message=answer_message,
+        answer=answer,
+        citations=citations,
+        refusal_reason=refusal_reason,
+        meta=meta,
+    )
+
+
+def _title_from(question: str) -> str:
+    flat = " ".join(question.split())
+    if len(flat) <= TITLE_CHARS:
+        return flat
+    return flat[:TITLE_CHARS].rsplit(" ", 1)[0] + " …"

@@ -1,0 +1,117 @@
+/* Groundwork chat: citation preview modal states, keyboard submit, scroll. No inline script. */
+(function () {
+  "use strict";
+
+  var modal = function () { return document.getElementById("preview-modal"); };
+  var body = function () { return document.getElementById("preview-body"); };
+  var lastPreviewUrl = null;
+
+  function setState(state, html) {
+    var el = body();
+    if (!el) { return; }
+    el.setAttribute("data-state", state);
+    if (html !== undefined) { el.innerHTML = html; }
+  }
+
+  function loadPreview(url) {
+    lastPreviewUrl = url;
+    setState("loading", '<p class="preview-loading" role="status">Loading the source…</p>');
+    window.htmx.ajax("GET", url, { target: "#preview-body", swap: "innerHTML" });
+  }
+
+  function showError(status) {
+    var message = status === 404
+      ? "This source is not available to you. It may have been removed or moved to a project you cannot see."
+      : "The source could not be loaded. Check your connection and try again.";
+    var el = body();
+    if (!el) { return; }
+    el.setAttribute("data-state", "error");
+    el.innerHTML = "";
+    var p = document.createElement("p");
+    p.className = "preview-error";
+    p.setAttribute("role", "alert");
+    p.textContent = message;
+    var retry = document.createElement("button");
+    retry.type = "button";
+    retry.className = "button";
+    retry.textContent = "Retry";
+    retry.setAttribute("data-retry-preview", "");
+    el.appendChild(p);
+    el.appendChild(retry);
+  }
+
+  document.addEventListener("click", function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    if (!target) { return; }
+    var opener = target.closest("[data-preview-url]");
+    if (opener && window.htmx && modal() && typeof modal().showModal === "function") {
+      event.preventDefault();
+      if (!modal().open) { modal().showModal(); }
+      loadPreview(opener.getAttribute("data-preview-url"));
+      return;
+    }
+    if (target.closest("[data-retry-preview]") && lastPreviewUrl) {
+      loadPreview(lastPreviewUrl);
+      return;
+    }
+    if (target.closest("[data-close-modal]") || target === modal()) {
+      modal().close();
+    }
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "preview-body") {
+      var ready = target.querySelector("[data-state]");
+      target.setAttribute("data-state", ready ? ready.getAttribute("data-state") : "ready");
+    }
+  });
+
+  function onFailure(event) {
+    var detail = event.detail || {};
+    var target = detail.target;
+    var status = detail.xhr ? detail.xhr.status : 0;
+    if (target && target.id === "preview-body") {
+      showError(status);
+      return;
+    }
+    var list = document.getElementById("message-list");
+    if (list) {
+      var bubble = document.createElement("div");
+      bubble.className = "bubble bubble-error";
+      bubble.setAttribute("role", "alert");
+      bubble.textContent = status === 404
+        ? "That conversation is not available. Start a new one."
+        : "Something went wrong sending your question. Please try again.";
+      list.appendChild(bubble);
+    }
+  }
+  document.addEventListener("htmx:responseError", onFailure);
+  document.addEventListener("htmx:sendError", onFailure);
+
+  // Ctrl/Cmd+Enter sends the question.
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if (target && target.id === "question" && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      var form = target.form;
+      if (form && typeof form.requestSubmit === "function") { form.requestSubmit(); }
+    }
+  });
+
+  function scrollToLatest() {
+    var list = document.getElementById("message-list");
+    if (list && list.lastElementChild) {
+      list.lastElementChild.scrollIntoView({ block: "end" });
+    }
+  }
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    if (target && target.id === "chat-main") {
+      scrollToLatest();
+      var box = document.getElementById("question");
+      if (box) { box.focus(); }
+    }
+  });
+  document.addEventListener("DOMContentLoaded", scrollToLatest);
+})();

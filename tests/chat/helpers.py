@@ -1,0 +1,57 @@
+"""Builders shared by the chat tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from chat.prompt import Prompt, build_prompt, number_sources
+from kb.retrieval.types import SearchHit, SearchResult
+
+NOW = dt.datetime(2026, 3, 14, 9, 26, 53, tzinfo=dt.UTC)
+
+
+def hit(chunk_id: int, text: str, **fields: Any) -> SearchHit:
+    values: dict[str, Any] = {
+        "chunk_id": chunk_id,
+        "document_id": fields.pop("document_id", chunk_id * 10),
+        "slug": f"doc-{chunk_id}",
+        "title": f"Document {chunk_id}",
+        "project_key": "handbook",
+        "heading_path": "",
+        "text": text,
+        "chunk_order": 0,
+        "source_type": "markdown",
+        "canonical_type": None,
+        "canonical_status": None,
+        "retrieval_priority": 50,
+        "score": 0.6,
+        "score_label": "hybrid",
+        "quality_score": 1.0,
+        "cosine": 0.6,
+    }
+    values.update(fields)
+    return SearchHit(**values)
+
+
+def result(
+    primary: list[SearchHit],
+    expanded: list[SearchHit] | None = None,
+    rejected: list[SearchHit] | None = None,
+) -> SearchResult:
+    return SearchResult(
+        primary=tuple(primary),
+        expanded=tuple(expanded or ()),
+        rejected=tuple(rejected or ()),
+        runner_up=(),
+        meta={},
+    )
+
+
+def prompt_for(question: str, search_result: SearchResult) -> Prompt:
+    return build_prompt(
+        question=question,
+        sources=number_sources(search_result),
+        now=NOW,
+        timezone_name="UTC",
+    )

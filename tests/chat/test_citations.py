@@ -1,0 +1,45 @@
+"""Citation check: only numbers of sources that were in the prompt survive."""
+
+from __future__ import annotations
+
+from chat.citations import check_citations, excerpt
+from tests.chat.helpers import hit, prompt_for, result
+
+
+def _prompt():
+    return prompt_for("q", result([hit(1, "a"), hit(2, "b")]))
+
+
+def test_valid_citations_are_kept_and_unknown_numbers_are_dropped_from_the_text():
+    check = check_citations(
+        "Redis is standard [1]. Memcached is fast [7]. Failover [2][9].", _prompt()
+    )
+    assert check.valid == (1, 2)
+    assert check.dropped == (7, 9)
+    assert check.text == "Redis is standard [1]. Memcached is fast. Failover [2]."
+    assert check.to_dict() == {"valid": [1, 2], "dropped": [7, 9]}
+
+
+def test_comma_lists_are_checked_number_by_number():
+    check = check_citations("Both apply [1, 3, 2].", _prompt())
+    assert check.valid == (1, 2)
+    assert check.dropped == (3,)
+    assert check.text == "Both apply [1][2]."
+
+
+def test_years_in_brackets_are_not_citations():
+    check = check_citations("Decided in [2024] by the team [1].", _prompt())
+    assert check.valid == (1,)
+    assert "[2024]" in check.text
+
+
+def test_an_answer_without_citations_has_no_valid_ones():
+    assert check_citations("No citations here.", _prompt()).valid == ()
+
+
+def test_excerpt_is_one_line_and_bounded():
+    text = "word " * 200
+    short = excerpt("line one\n\nline   two")
+    assert short == "line one line two"
+    assert len(excerpt(text)) <= 282
+    assert excerpt(text).endswith("…")
