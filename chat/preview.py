@@ -36,16 +36,11 @@ _cleaner = bleach.Cleaner(
 
 
 def rebuild_content(chunks: Iterable[tuple[str, int]]) -> str:
-    """Join (text, overlap_chars) pairs in chunk order, dropping each repeated overlap."""
-    parts: list[str] = []
-    for text, overlap_chars in chunks:
-        piece = text[overlap_chars:] if overlap_chars else text
-        if parts and not overlap_chars:
-            # A chunk that starts fresh (new section) is its own block of markdown.
-            parts.append("\n\n")
-            piece = piece.lstrip("\n")
-        parts.append(piece)
-    return "".join(parts).strip("\n")
+    """Join (text, overlap_chars) pairs in chunk order, dropping each chunk's repeated overlap.
+
+    The chunker's slices tile the source exactly, so this is the indexed text, byte for byte.
+    """
+    return "".join(text[overlap_chars:] for text, overlap_chars in chunks)
 
 
 def sanitise_html(html: str) -> str:

@@ -11,7 +11,8 @@ from django.http import Http404
 
 from chat.models import ChatLog, ContentGap, Conversation, Message
 from chat.preview import rebuild_content, render_markdown
-from kb.models import Chunk, Document
+from kb.models import Chunk
+from kb.selectors import document_get_visible
 from portal.access.models import Project
 
 AnyUser = AbstractBaseUser | AnonymousUser
@@ -58,11 +59,7 @@ class DocumentPreview:
 
 def document_preview(*, user: AnyUser, document_id: int) -> DocumentPreview:
     """A visible document rebuilt from its chunks; Http404 (one body) for anything not visible."""
-    document = (
-        Document.objects.visible_to(user).select_related("project").filter(pk=document_id).first()
-    )
-    if document is None:
-        raise Http404
+    document = document_get_visible(user, document_id)
     chunks = Chunk.objects.filter(document=document).order_by("chunk_order")
     content = rebuild_content(chunks.values_list("text", "overlap_chars"))
     return DocumentPreview(
