@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -361,7 +362,16 @@ def documents_ingest_many(
     """Bulk ingest: embeds chunks of many documents per call, in a worker thread, while the
     previous batch is written (one transaction per document), so the model never waits on
     the database."""
-    embedder = embedder or get_embedder()
+    resolved: list[Embedder] = [embedder] if embedder is not None else []
+    lock = threading.Lock()
+
+    def embed(batch: list[_Plan]) -> None:
+        # the model loads on the first batch that needs it: an all-unchanged re-run never pays
+        with lock:
+            if not resolved:
+                resolved.append(get_embedder())
+        _embed(batch, resolved[0])
+
     params = chunk_params()
     batch_chunks = batch_chunks or max(1, int(settings.KB["EMBEDDING_BATCH_SIZE"])) * 4
     outcomes: list[IngestOutcome] = []
@@ -378,7 +388,7 @@ def documents_ingest_many(
             # isolate the failure: retry document by document
             for plan in batch:
                 try:
-                    _embed([plan], embedder)
+                    embed([plan])
                 except EmbeddingError as exc:
                     done(_failed(plan, exc))
                     continue
@@ -392,7 +402,7 @@ def documents_ingest_many(
         for batch in _batches(
             project=project, items=items, params=params, batch_chunks=batch_chunks, done=done
         ):
-            future = pool.submit(_embed, batch, embedder)
+            future = pool.submit(embed, batch)
             if pending is not None:
                 write_batch(*pending)
             pending = (batch, future)

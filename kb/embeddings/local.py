@@ -35,7 +35,10 @@ class LocalEmbedder:
 
     def __init__(self, *, expected_dimensions: int = 384, batch_size: int = 64) -> None:
         self.model = load_local_model()
-        self.dimensions = int(self.model.get_sentence_embedding_dimension())
+        dimension_of = getattr(self.model, "get_embedding_dimension", None) or (
+            self.model.get_sentence_embedding_dimension
+        )
+        self.dimensions = int(dimension_of())
         self.batch_size = batch_size
         check_dimensions(provider=self.name, actual=self.dimensions, expected=expected_dimensions)
 
