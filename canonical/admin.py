@@ -120,6 +120,17 @@ class RecordChangeListForm(RecordFormMixin, forms.ModelForm):
         fields = ["canonical_status", "retrieval_priority"]
 
 
+RECORD_FIELDS = [
+    "title",
+    "summary",
+    "tags",
+    "owners",
+    "canonical_type",
+    "canonical_status",
+    "retrieval_priority",
+]
+
+
 class RecordForm(RecordFormMixin, forms.ModelForm):
     reason = forms.CharField(
         required=False,
@@ -130,15 +141,7 @@ class RecordForm(RecordFormMixin, forms.ModelForm):
 
     class Meta:
         model = CanonicalRecord
-        fields = [
-            "title",
-            "summary",
-            "tags",
-            "owners",
-            "canonical_type",
-            "canonical_status",
-            "retrieval_priority",
-        ]
+        fields = RECORD_FIELDS
 
 
 class SupersedeForm(forms.Form):
@@ -291,26 +294,15 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
     def save_model(
         self, request: HttpRequest, obj: Document, form: forms.ModelForm, change: bool
     ) -> None:
-        changed = set(form.changed_data)
         data = form.cleaned_data
-        audit = {"actor": request.user, "source": ADMIN, "reason": data.get("reason", "")}
-        document = Document.objects.get(pk=obj.pk)
-        metadata = {name: data[name] for name in ("title", "summary", "owners") if name in changed}
-        if metadata:
-            services.record_update_metadata(document=document, **metadata, **audit)
-        if "tags" in changed:
-            services.record_set_tags(document=document, tags=data["tags"], **audit)
-        if "canonical_type" in changed and data["canonical_type"]:
-            services.record_set_type(
-                document=document, canonical_type=data["canonical_type"], **audit
-            )
-        if "retrieval_priority" in changed:
-            services.record_set_priority(
-                document=document, priority=data["retrieval_priority"], **audit
-            )
-        status = data.get("canonical_status")
-        if "canonical_status" in changed and status and status != document.canonical_status:
-            services.record_set_status(document=document, status=status, **audit)
+        changes = {name: data[name] for name in form.changed_data if name in RECORD_FIELDS}
+        services.record_apply_changes(
+            document=Document.objects.get(pk=obj.pk),
+            changes=changes,
+            actor=request.user,
+            reason=data.get("reason", ""),
+            source=ADMIN,
+        )
         # The admin's own log and redirect read `obj`; give it the saved values.
         obj.refresh_from_db()
 

@@ -30,6 +30,7 @@ from kb.models import (
     EvidenceTier,
     GenerationSource,
 )
+from kb.services import document_update_metadata
 
 CURATION_PROVENANCE = "curation"
 TAG_MAX_LENGTH = 100
@@ -38,6 +39,7 @@ __all__ = [
     "CurationError",
     "evidence_tier_for",
     "record_accept",
+    "record_apply_changes",
     "record_archive",
     "record_deprecate",
     "record_edge_add",
@@ -160,6 +162,8 @@ def record_set_status(
             doc.canonical_status, status, "Supersede the record by naming its successor."
         )
     audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
+    if doc.canonical_status == CanonicalStatus.SUPERSEDED:
+        _drop_supersede_edges(doc, audit=audit)
     _save(doc, _change_status(doc, status, audit=audit))
     _sync(document, doc)
     return document
@@ -269,6 +273,15 @@ def record_supersede(
     return old
 
 
+def _drop_supersede_edges(doc: Document, *, audit: dict[str, Any]) -> None:
+    """A record that is live again no longer points at (or is pointed at by) a successor."""
+    for edge in Edge.objects.filter(from_document=doc, edge_type=EdgeType.INVALIDATED_BY):
+        _record_edge_delete(edge, audit=audit)
+    edges_in = Edge.objects.filter(to_document=doc, edge_type=EdgeType.SUPERSEDES)
+    for edge in edges_in.select_related("from_document"):
+        _record_edge_delete(edge, audit=audit)
+
+
 def _previous_status(doc: Document) -> str:
     last = (
         RecordChange.objects.filter(
@@ -304,12 +317,7 @@ def record_restore(
     target = _previous_status(doc)
     audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
     if doc.canonical_status == CanonicalStatus.SUPERSEDED:
-        for edge in Edge.objects.filter(from_document=doc, edge_type=EdgeType.INVALIDATED_BY):
-            _record_edge_delete(edge, audit=audit)
-        for edge in Edge.objects.filter(
-            to_document=doc, edge_type=EdgeType.SUPERSEDES
-        ).select_related("from_document"):
-            _record_edge_delete(edge, audit=audit)
+        _drop_supersede_edges(doc, audit=audit)
     _save(doc, _change_status(doc, target, audit=audit))
     _sync(document, doc)
     return document
@@ -397,34 +405,7 @@ def _clean_tags(tags: Iterable[str]) -> list[str]:
     return cleaned
 
 
-@transaction.atomic
-def record_set_tags(
-    *,
-    document: Document,
-    tags: Iterable[str],
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
-) -> Document:
-    """Replace the record's tags (trimmed, de-duplicated, order kept)."""
-    cleaned = _clean_tags(tags)
-    doc = _locked(document, actor)
-    if list(doc.tags) != cleaned:
-        _audit(
-            document=doc,
-            field="tags",
-            from_value=doc.tags,
-            to_value=cleaned,
-            actor=actor,
-            actor_name=actor_name,
-            reason=reason,
-            source=source,
-        )
-        doc.tags = cleaned
-        _save(doc, ["tags"])
-    _sync(document, doc)
-    return document
+METADATA_FIELDS = ("title", "tags", "summary", "owners")
 
 
 @transaction.atomic
@@ -437,32 +418,37 @@ def record_update_metadata(
     actor_name: str = "",
     **changes: Any,
 ) -> Document:
-    """Change title/summary/owners, one audit row per changed field."""
-    allowed = {"title", "summary", "owners"}
-    unknown = set(changes) - allowed
+    """Change title/tags/summary/owners through kb's service; one audit row per changed field."""
+    unknown = sorted(set(changes) - set(METADATA_FIELDS))
     if unknown:
-        raise InvalidValue(sorted(unknown)[0], "This field cannot be changed here.")
+        raise InvalidValue(unknown[0], "This field cannot be changed here.")
+    if "tags" in changes:
+        changes["tags"] = _clean_tags(changes["tags"])
     doc = _locked(document, actor)
-    fields: list[str] = []
-    for name, value in changes.items():
-        if getattr(doc, name) == value:
-            continue
-        _audit(
-            document=doc,
-            field=name,
-            from_value=getattr(doc, name),
-            to_value=value,
-            actor=actor,
-            actor_name=actor_name,
-            reason=reason,
-            source=source,
-        )
-        setattr(doc, name, value)
-        fields.append(name)
-    if fields:
-        _save(doc, fields)
+    before = {name: getattr(doc, name) for name in changes}
+    document_update_metadata(document=doc, **changes)
+    for name, old_value in before.items():
+        new_value = getattr(doc, name)
+        if new_value != old_value:
+            _audit(
+                document=doc,
+                field=name,
+                from_value=old_value,
+                to_value=new_value,
+                actor=actor,
+                actor_name=actor_name,
+                reason=reason,
+                source=source,
+            )
     _sync(document, doc)
     return document
+
+
+def record_set_tags(
+    *, document: Document, tags: Iterable[str], actor: AbstractBaseUser | None, **kwargs: Any
+) -> Document:
+    """Replace the record's tags (normalised by kb: trimmed, lower-case, de-duplicated)."""
+    return record_update_metadata(document=document, tags=list(tags), actor=actor, **kwargs)
 
 
 @transaction.atomic
@@ -543,3 +529,28 @@ def record_edge_remove(
     _locked(edge.from_document, actor)
     audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
     _record_edge_delete(edge, audit=audit)
+
+
+@transaction.atomic
+def record_apply_changes(
+    *,
+    document: Document,
+    changes: dict[str, Any],
+    actor: AbstractBaseUser | None,
+    reason: str = "",
+    source: str = ChangeSource.SERVICE,
+    actor_name: str = "",
+) -> Document:
+    """Apply an edit form or PATCH in one transaction: metadata, type, priority, then status."""
+    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
+    metadata = {name: changes[name] for name in METADATA_FIELDS if name in changes}
+    if metadata:
+        record_update_metadata(document=document, **metadata, **audit)
+    if changes.get("canonical_type"):
+        record_set_type(document=document, canonical_type=changes["canonical_type"], **audit)
+    if "retrieval_priority" in changes:
+        record_set_priority(document=document, priority=changes["retrieval_priority"], **audit)
+    status = changes.get("canonical_status")
+    if status and status != document.canonical_status:
+        record_set_status(document=document, status=status, **audit)
+    return document

@@ -1,0 +1,146 @@
+"""Curation API: the document detail endpoint extended with the status workflow, plus
+supersede and history. Same services and audit trail as the admin console (source "api")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from canonical import selectors, services
+from canonical.models import ChangeSource
+from canonical.transitions import CurationError
+from kb.apis_documents import DocumentDetailApi, DocumentOutputSerializer
+from kb.models import CanonicalStatus, CanonicalType, Document
+from kb.selectors import document_get_editable, document_get_visible
+
+NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
+FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
+FIELD_ERRORS = OpenApiResponse(description="Field errors, e.g. an invalid status transition")
+API = ChangeSource.API
+
+
+def _curation_error(exc: CurationError) -> ValidationError:
+    return ValidationError({exc.field: [str(exc)]})
+
+
+class RecordDetailApi(DocumentDetailApi):
+    """Read, curate (metadata and the canonical workflow) or soft-delete one document."""
+
+    @extend_schema_serializer(component_name="KbRecordUpdateInput")
+    class InputSerializer(DocumentDetailApi.InputSerializer):
+        canonical_status = serializers.ChoiceField(choices=CanonicalStatus.values)
+        retrieval_priority = serializers.IntegerField(min_value=0, max_value=100)
+        canonical_type = serializers.ChoiceField(choices=CanonicalType.values)
+        reason = serializers.CharField(max_length=2000, allow_blank=True)
+
+    def perform_update(
+        self, *, request: Request, document: Document, data: dict[str, Any]
+    ) -> Document:
+        """Every change through the curation services, audited with source "api"."""
+        changes = {key: value for key, value in data.items() if key != "reason"}
+        try:
+            with transaction.atomic():
+                return services.record_apply_changes(
+                    document=document,
+                    changes=changes,
+                    actor=request.user,
+                    reason=data.get("reason", ""),
+                    source=API,
+                )
+        except CurationError as exc:
+            raise _curation_error(exc) from exc
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: DocumentOutputSerializer,
+            400: FIELD_ERRORS,
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+        },
+        summary="Curate a document: metadata, canonical status, type and retrieval priority",
+    )
+    def patch(self, request: Request, document_id: int) -> Response:
+        return super().patch(request, document_id)
+
+
+class RecordSupersedeApi(APIView):
+    """Mark a record superseded by a successor of the same project."""
+
+    class InputSerializer(serializers.Serializer):
+        successor_id = serializers.IntegerField(min_value=1)
+        reason = serializers.CharField(max_length=2000, allow_blank=True, required=False)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: DocumentOutputSerializer,
+            400: FIELD_ERRORS,
+            403: FORBIDDEN,
+            404: NOT_FOUND,
+        },
+        summary="Supersede a record",
+    )
+    def post(self, request: Request, document_id: int) -> Response:
+        document = document_get_editable(request.user, document_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        successor = Document.objects.visible_to(request.user).filter(pk=data["successor_id"])
+        successor_doc = successor.first()
+        if successor_doc is None:
+            raise ValidationError({"successor_id": ["No visible record with this id."]})
+        try:
+            services.record_supersede(
+                old=document,
+                new=successor_doc,
+                actor=request.user,
+                reason=data.get("reason", ""),
+                source=API,
+            )
+        except CurationError as exc:
+            raise _curation_error(exc) from exc
+        return Response(
+            DocumentOutputSerializer(document_get_visible(request.user, document_id)).data
+        )
+
+
+class HistoryPagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class RecordHistoryApi(APIView):
+    """The audit trail of a visible record, newest first."""
+
+    pagination_class = HistoryPagination
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        at = serializers.DateTimeField()
+        actor = serializers.CharField(source="actor_name")
+        field = serializers.CharField()
+        from_value = serializers.CharField()
+        to_value = serializers.CharField()
+        reason = serializers.CharField()
+        source = serializers.CharField()
+
+    @extend_schema(responses={200: OutputSerializer(many=True), 404: NOT_FOUND})
+    def get(self, request: Request, document_id: int) -> Response:
+        document = document_get_visible(request.user, document_id)
+        changes = selectors.record_history(user=request.user, document=document)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(changes, request, view=self)
+        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+
+
+__all__ = ["RecordDetailApi", "RecordHistoryApi", "RecordSupersedeApi"]
