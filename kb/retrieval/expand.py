@@ -71,7 +71,10 @@ def expand(
     max_nodes: int,
     exclude: Collection[int],
 ) -> list[Candidate]:
-    """Best chunk of each visible accepted/review 1-hop neighbour of the canonical seeds."""
+    """Best chunk of each visible accepted/review 1-hop neighbour of the canonical seeds.
+
+    Rejected approaches are left to the injection stage, which has its own threshold.
+    """
     if not seeds or max_nodes <= 0 or not allowed_types:
         return []
     # Over-select before the visibility/status check so invisible neighbours do not use
@@ -88,7 +91,11 @@ def expand(
     found = best_chunk_per_document(
         scope=scope,
         vector=vector,
-        where="d.id = ANY(%s) AND d.canonical_status = ANY(%s)",
+        # Rejected approaches have their own channel (the warning block), never "related".
+        where=(
+            "d.id = ANY(%s) AND d.canonical_status = ANY(%s) "
+            "AND d.canonical_type <> 'rejected-approach'"
+        ),
         params=(ids, list(EXPANDABLE_STATUSES)),
     )
     order = {doc_id: position for position, doc_id in enumerate(ids)}

@@ -221,7 +221,7 @@ def search(
             vector=vector,
             min_similarity=kb["REJECTED_MIN_SIMILARITY"],
             max_docs=kb["REJECTED_INJECTION_MAX_DOCS"],
-            exclude={*primary_docs, *(c.document_id for c in expanded)},
+            exclude=primary_docs,
         )
 
     # Cosine-ordered results are dense; anything fused or keyword-ranked is a hybrid rank.

@@ -1,0 +1,1 @@
+"""Retrieval evaluation: BEIR datasets and gold sets, ir-measures metrics, per-mode runs."""

@@ -1,0 +1,353 @@
+"""The pipeline end to end on real PostgreSQL + pgvector with the real embedding model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from kb.embeddings import build_embedder, reset_embedders
+from kb.models import Document
+from kb.retrieval import InvalidSearchRequest, SearchFilters, search
+from kb.retrieval.arms import reset_keyword_stats
+from kb.services import document_ingest
+from portal.access.models import Project
+from portal.access.services import project_ensure
+from tests.conftest import make_user, token_for
+from tests.kb.retrieval.corpus import BETA_DOC, DOCS, FOREIGN_DOC
+
+pytestmark = pytest.mark.real_model
+
+PROJECT = "retr-e2e"
+FOREIGN = "retr-foreign"
+READER = "retr-reader"
+QUERIES = [
+    "What cache layer did we standardise on?",
+    "What does GW-4021 mean?",
+    "Should we use Memcached for sessions?",
+    "zebra-lattice",
+    "holiday leave",
+]
+
+
+def _cleanup(info) -> None:
+    with info.scope():
+        Document.objects.filter(project__key__in=[PROJECT, FOREIGN]).delete()
+        Project.objects.filter(key__in=[PROJECT, FOREIGN]).delete()
+
+
+@pytest.fixture(scope="module")
+def corpus(tenants, django_db_blocker) -> Iterator[dict]:
+    """Ingest the small corpus (real model) into alpha; a foreign project and beta get a twin."""
+    alpha, beta = tenants["alpha"], tenants["beta"]
+    embedder = build_embedder("local")
+    with django_db_blocker.unblock():
+        _cleanup(alpha)
+        _cleanup(beta)
+        with alpha.scope():
+            project = project_ensure(key=PROJECT)
+            foreign = project_ensure(key=FOREIGN)
+            for path, text in DOCS.items():
+                outcome = document_ingest(
+                    project=project, source_path=path, content=text, embedder=embedder
+                )
+                assert outcome.status == "created", outcome
+            document_ingest(
+                project=foreign, source_path="foreign.md", content=FOREIGN_DOC, embedder=embedder
+            )
+        with beta.scope():
+            document_ingest(
+                project=project_ensure(key=PROJECT),
+                source_path="beta.md",
+                content=BETA_DOC,
+                embedder=embedder,
+            )
+        reader = make_user(alpha, READER, projects={PROJECT: "reader"})
+        superuser = make_user(alpha, "retr-admin", superuser=True)
+        reset_keyword_stats()
+    yield {"reader": reader, "superuser": superuser}
+    with django_db_blocker.unblock():
+        _cleanup(alpha)
+        _cleanup(beta)
+
+
+@pytest.fixture(autouse=True)
+def real_model(settings) -> Iterator[None]:
+    settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
+    yield
+    reset_embedders()
+
+
+def slugs(hits) -> list[str]:
+    return [hit.slug for hit in hits]
+
+
+def all_hits(result):
+    return [*result.primary, *result.expanded, *result.rejected, *result.runner_up]
+
+
+def test_accepted_outranks_superseded_which_stays_retrievable(alpha, corpus):
+    result = search(user=corpus["reader"], query="What cache layer did we standardise on?")
+    ranked = slugs([*result.primary, *result.runner_up])
+    assert ranked[0] == "dec-cache-v2"
+    assert "dec-cache-v1" in ranked
+    assert ranked.index("dec-cache-v2") < ranked.index("dec-cache-v1")
+    v1 = next(h for h in [*result.primary, *result.runner_up] if h.slug == "dec-cache-v1")
+    assert v1.signals["status_penalty"] == pytest.approx(-0.40)
+    assert {"vector", "keyword", "heading", "tags", "preamble", "recency", "active"} <= set(
+        v1.signals
+    )
+    assert result.primary[0].score_label == "hybrid" and result.primary[0].quality_score == 1.0
+    assert result.meta["relevance_level"] == "high"
+    assert result.meta["search_strategy"]["fusion_method"] == "rerank_weighted_sum"
+
+
+def test_superseded_record_comes_first_when_mentioned(alpha, corpus):
+    result = search(user=corpus["reader"], query="What did @dec-cache-v1 decide?")
+    assert result.primary[0].slug == "dec-cache-v1"
+    assert result.primary[0].signals["mention"] == pytest.approx(0.5)
+
+
+def test_graph_expansion_brings_accepted_neighbours_only(alpha, corpus):
+    result = search(user=corpus["reader"], query="What cache layer did we standardise on?", limit=1)
+    assert slugs(result.primary) == ["dec-cache-v2"]
+    expanded = slugs(result.expanded)
+    assert "mod-session-store" in expanded
+    assert "dec-cache-v1" not in expanded  # superseded neighbours are not expanded
+    assert all(hit.origin == "graph_expansion" for hit in result.expanded)
+    assert result.meta["expanded_count"] == len(result.expanded)
+
+
+def test_rejected_approach_is_injected(alpha, corpus):
+    result = search(user=corpus["reader"], query="What cache layer did we standardise on?", limit=1)
+    assert "rej-memcached" not in slugs(result.primary)
+    assert slugs(result.rejected) == ["rej-memcached"]
+    hit = result.rejected[0]
+    assert hit.origin == "rejected_injection" and hit.cosine >= 0.40
+
+
+def test_exact_identifier_is_found_by_the_keyword_arm(alpha, corpus):
+    keyword = search(user=corpus["reader"], query="GW-4021", mode="keyword", min_similarity=0)
+    assert keyword.primary[0].slug == "rb-ingest-backlog"
+    assert keyword.primary[0].signals["keyword"] == 1.0
+    hybrid = search(user=corpus["reader"], query="What does GW-4021 mean?")
+    assert hybrid.primary[0].slug == "rb-ingest-backlog"
+
+
+def test_modes_label_scores(alpha, corpus):
+    dense = search(user=corpus["reader"], query="cache layer", mode="dense")
+    assert dense.meta["search_strategy"]["fusion_method"] == "semantic_only"
+    assert all(hit.score_label == "dense" for hit in dense.primary)
+    assert all(hit.quality_score == pytest.approx(hit.cosine, abs=1e-6) for hit in dense.primary)
+    assert not dense.meta["search_strategy"]["fts_enabled"]
+    keyword = search(user=corpus["reader"], query="cache layer", mode="keyword")
+    assert keyword.meta["search_strategy"]["fusion_method"] == "keyword_only"
+    assert not keyword.meta["search_strategy"]["semantic_enabled"]
+
+
+def test_min_similarity_floor_moves_weak_hits_out_of_primary(alpha, corpus):
+    loose = search(user=corpus["reader"], query="twenty-eight days paid leave", min_similarity=0)
+    strict = search(user=corpus["reader"], query="twenty-eight days paid leave", min_similarity=0.9)
+    assert "holiday-policy" in slugs(loose.primary)
+    assert strict.primary == ()
+    assert strict.meta["relevance_level"] == "none"
+    assert strict.meta["retrieval_stats"]["min_score_used"] == 0.9
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "dense", "keyword"])
+def test_foreign_project_and_tenant_never_leak(alpha, corpus, mode):
+    for query in QUERIES:
+        result = search(user=corpus["reader"], query=query, mode=mode, min_similarity=-1)
+        found = {(hit.project_key, hit.slug) for hit in all_hits(result)}
+        assert all(project == PROJECT for project, _ in found), (query, found)
+        assert not {"foreign-cache-secret", "beta-cache-secret"} & {s for _, s in found}
+    # naming the foreign project in a filter matches nothing, it never widens visibility
+    result = search(
+        user=corpus["reader"],
+        query="zebra-lattice cache",
+        mode=mode,
+        filters=SearchFilters(project_keys=(FOREIGN,)),
+        min_similarity=-1,
+    )
+    assert all_hits(result) == []
+
+
+def test_superuser_sees_every_project_of_its_tenant_only(alpha, corpus):
+    result = search(user=corpus["superuser"], query="zebra-lattice cache layer", min_similarity=0)
+    found = slugs(all_hits(result))
+    assert "foreign-cache-secret" in found
+    assert "beta-cache-secret" not in found
+
+
+def test_filters_narrow_inside_the_arms(alpha, corpus):
+    result = search(
+        user=corpus["reader"],
+        query="cache layer",
+        filters=SearchFilters(canonical_types=("runbook",)),
+        min_similarity=-1,
+    )
+    assert {hit.canonical_type for hit in [*result.primary, *result.runner_up]} == {"runbook"}
+    assert result.meta["search_strategy"]["filters_applied"] == {"canonical_types": ["runbook"]}
+
+
+def test_keyword_arm_failure_degrades_to_semantic_only(alpha, corpus, settings):
+    settings.KB = {**settings.KB, "FTS_LANGUAGE": "nosuchlang"}
+    result = search(user=corpus["reader"], query="What cache layer did we standardise on?")
+    assert result.primary[0].slug == "dec-cache-v2"
+    strategy = result.meta["search_strategy"]
+    assert strategy["fts_enabled"] is False and strategy["fusion_method"] == "semantic_only"
+    assert any("keyword" in note for note in result.meta["degraded"])
+    # the transaction survived: the database is still usable in the same test transaction
+    assert Document.objects.filter(project__key=PROJECT).count() == len(DOCS)
+
+
+def test_embedding_failure_degrades_to_keyword_only(alpha, corpus, settings):
+    settings.KB = {
+        **settings.KB,
+        "EMBEDDING_PROVIDER": "openai",
+        "EMBEDDING_BASE_URL": "http://127.0.0.1:9/v1",
+        "EMBEDDING_API_KEY": "x",
+        "EMBEDDING_TIMEOUT": 2.0,
+    }
+    reset_embedders()
+    result = search(user=corpus["reader"], query="GW-4021 carrier queue")
+    assert result.primary[0].slug == "rb-ingest-backlog"
+    assert result.primary[0].cosine is None
+    assert result.meta["search_strategy"]["semantic_enabled"] is False
+    assert any("embedding" in note for note in result.meta["degraded"])
+    assert result.rejected == ()  # injection needs a query vector
+
+
+def test_invalid_requests_raise_field_errors(alpha, corpus):
+    with pytest.raises(InvalidSearchRequest) as excinfo:
+        search(user=corpus["reader"], query="x", mode="fuzzy")
+    assert excinfo.value.field == "mode"
+    with pytest.raises(InvalidSearchRequest):
+        search(user=corpus["reader"], query="   ")
+    with pytest.raises(InvalidSearchRequest):
+        search(user=corpus["reader"], query="x", limit=0)
+
+
+# --- HTTP API ------------------------------------------------------------------------------
+
+
+def post(info, token: str | None, body) -> tuple[int, dict]:
+    headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+    response = info.client().post(
+        "/api/kb/search", data=json.dumps(body), content_type="application/json", **headers
+    )
+    return response.status_code, response.json()
+
+
+def test_api_search_happy_path(alpha, corpus):
+    token = token_for(alpha, corpus["reader"])
+    status, body = post(
+        alpha, token, {"query": "What cache layer did we standardise on?", "top": 3}
+    )
+    assert status == 200
+    assert body["primary"][0]["slug"] == "dec-cache-v2"
+    assert len(body["primary"]) <= 3
+    assert set(body) == {"primary", "expanded", "rejected", "runner_up", "meta"}
+    assert body["meta"]["primary_count"] == len(body["primary"])
+    assert body["primary"][0]["origin"] == "primary"
+
+
+def test_api_legacy_project_key_and_foreign_filter(alpha, corpus):
+    token = token_for(alpha, corpus["reader"])
+    status, body = post(alpha, token, {"query": "cache layer", "project_key": PROJECT})
+    assert status == 200 and body["primary"]
+    assert body["meta"]["search_strategy"]["filters_applied"] == {"project_keys": [PROJECT]}
+    status, body = post(alpha, token, {"query": "zebra-lattice", "project_key": FOREIGN})
+    assert status == 200
+    assert body["primary"] == body["runner_up"] == body["expanded"] == body["rejected"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "query"),
+        ({"query": ""}, "query"),
+        ({"query": "x" * 10_001}, "query"),
+        ({"query": ["x"]}, "query"),
+        ({"query": "x", "top": 0}, "top"),
+        ({"query": "x", "top": 101}, "top"),
+        ({"query": "x", "top": "many"}, "top"),
+        ({"query": "x", "mode": "fuzzy"}, "mode"),
+        ({"query": "x", "filters": {"colour": ["red"]}}, "filters"),
+        ({"query": "x", "filters": ["project_keys"]}, "filters"),
+        ({"query": "x", "filters": {"project_keys": "retr-e2e"}}, "filters"),
+        ({"query": "x", "filters": {"doc_ids": ["one"]}}, "filters"),
+        (
+            {"query": "x", "filters": {"date_from": "2024-02-01", "date_to": "2024-01-01"}},
+            "filters",
+        ),
+        ({"query": "x", "min_similarity": "high"}, "min_similarity"),
+        ({"query": "x", "min_similarity": 3}, "min_similarity"),
+    ],
+)
+def test_api_bad_input_is_a_400_with_field_errors(alpha, corpus, body, field):
+    token = token_for(alpha, corpus["reader"])
+    status, payload = post(alpha, token, body)
+    assert status == 400, payload
+    if field:
+        assert field in payload
+
+
+def test_api_needs_a_token_of_this_tenant(alpha, beta, corpus):
+    status, _ = post(alpha, None, {"query": "cache"})
+    assert status in (401, 403)
+    beta_user = make_user(beta, "retr-beta-user", superuser=True)
+    status, _ = post(alpha, token_for(beta, beta_user), {"query": "cache"})
+    assert status in (401, 403)
+
+
+def test_openapi_schema_documents_search(alpha, corpus):
+    response = alpha.client().get("/api/schema/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    assert "/api/kb/search" in response.content.decode()
+
+
+# --- CLI -----------------------------------------------------------------------------------
+
+
+def test_kb_search_cli_json_and_as_user(alpha, corpus):
+    out = StringIO()
+    call_command("kb_search", "zebra-lattice", tenant="alpha", json=True, stdout=out)
+    body = json.loads(out.getvalue())
+    assert "foreign-cache-secret" in [hit["slug"] for hit in body["primary"]]  # all projects
+    out = StringIO()
+    call_command("kb_search", "zebra-lattice", tenant="alpha", as_user=READER, stdout=out)
+    assert "foreign-cache-secret" not in out.getvalue()
+
+
+def test_kb_search_cli_table(alpha, corpus):
+    out = StringIO()
+    call_command("kb_search", "What does GW-4021 mean?", tenant="alpha", top=2, stdout=out)
+    text = out.getvalue()
+    assert "rb-ingest-backlog" in text and "primary" in text
+
+
+def test_kb_benchmark_goldset(alpha, corpus, tmp_path):
+    goldset = tmp_path / "gold.jsonl"
+    goldset.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"q": "What cache layer did we standardise on?", "slugs": ["dec-cache-v2"]},
+                {"q": "What does GW-4021 mean?", "slugs": ["rb-ingest-backlog"]},
+                {"q": "How many days of paid leave do employees get?", "slugs": ["holiday-policy"]},
+            ]
+        )
+    )
+    out = StringIO()
+    call_command(
+        "kb_benchmark", tenant="alpha", goldset=goldset, as_user=READER, json=True, stdout=out
+    )
+    report = json.loads(out.getvalue())
+    assert report["queries"] == 3 and set(report["modes"]) == {"hybrid", "dense", "keyword"}
+    hybrid = report["modes"]["hybrid"]
+    assert hybrid["hit@8"] == 1.0 and hybrid["mrr@10"] == 1.0
+    assert {"ndcg@10", "recall@10", "recall@100", "p50_ms", "p95_ms"} <= set(hybrid)
