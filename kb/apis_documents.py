@@ -140,6 +140,7 @@ class DocumentListApi(APIView):
             return attrs
 
     @extend_schema(
+        operation_id="kb_documents_list",
         parameters=[FilterSerializer],
         responses={200: _document_page_serializer()},
         summary="List documents you can read",
@@ -163,6 +164,7 @@ class DocumentListApi(APIView):
         return paginator.get_paginated_response(DocumentOutputSerializer(page, many=True).data)
 
     @extend_schema(
+        operation_id="kb_documents_create",
         request=InputSerializer,
         responses={
             201: IngestSummarySerializer,
@@ -231,11 +233,15 @@ class DocumentDetailApi(APIView):
         document = document_get_visible(request.user, document_id)
         return Response(self.OutputSerializer(document).data)
 
-    @extend_schema(responses={200: DocumentOutputSerializer, 404: NOT_FOUND})
+    @extend_schema(
+        operation_id="kb_document_retrieve",
+        responses={200: DocumentOutputSerializer, 404: NOT_FOUND},
+    )
     def get(self, request: Request, document_id: int) -> Response:
         return self._output(request, document_id)
 
     @extend_schema(
+        operation_id="kb_document_partial_update",
         request=InputSerializer,
         responses={
             200: DocumentOutputSerializer,
@@ -265,7 +271,10 @@ class DocumentDetailApi(APIView):
         self.perform_update(request=request, document=document, data=serializer.validated_data)
         return self._output(request, document_id)
 
-    @extend_schema(responses={204: None, 403: FORBIDDEN, 404: NOT_FOUND})
+    @extend_schema(
+        operation_id="kb_document_destroy",
+        responses={204: None, 403: FORBIDDEN, 404: NOT_FOUND},
+    )
     def delete(self, request: Request, document_id: int) -> Response:
         document = document_get_editable(request.user, document_id)
         document_soft_delete(document=document)
