@@ -18,5 +18,4 @@ def embedded_database_url(data_dir: Path) -> str:
 
     data_dir.mkdir(parents=True, exist_ok=True)
     server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
-    server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
     return server.get_uri()
