@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from kb.embeddings import Embedder, EmbeddingError, get_embedder
@@ -31,6 +32,7 @@ logger = logging.getLogger(__name__)
 IngestStatus = Literal["created", "updated", "skipped", "failed"]
 Content = bytes | str | Callable[[], bytes]
 UNSET: Any = object()
+LOOKUP_GROUP = 100
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,7 +111,14 @@ def _load(content: Content) -> bytes | str:
     return data
 
 
-def _plan(*, project: Project, item: IngestItem, params: ChunkParams) -> _Plan | IngestOutcome:
+def _plan(
+    *,
+    project: Project,
+    item: IngestItem,
+    params: ChunkParams,
+    existing: Document | None = UNSET,
+    chunk_counts: dict[int, int] | None = None,
+) -> _Plan | IngestOutcome:
     """Load and prepare one source, or the outcome when nothing needs writing."""
     path = item.source_path
     try:
@@ -117,7 +126,8 @@ def _plan(*, project: Project, item: IngestItem, params: ChunkParams) -> _Plan |
     except (OSError, SourceTooLarge) as exc:
         return IngestOutcome(document=None, status="failed", error=str(exc), source_path=path)
     digest = content_hash(data)
-    existing = Document.objects.filter(project=project, source_path=path).first()
+    if existing is UNSET:
+        existing = Document.objects.filter(project=project, source_path=path).first()
     if (
         existing is not None
         and existing.deleted_at is None
@@ -125,9 +135,11 @@ def _plan(*, project: Project, item: IngestItem, params: ChunkParams) -> _Plan |
         and (item.title is None or item.title == existing.title)
         and (item.source_type is None or item.source_type == existing.source_type)
     ):
-        return IngestOutcome(
-            document=existing, status="skipped", chunks=existing.chunks.count(), source_path=path
-        )
+        if chunk_counts is not None:
+            count = chunk_counts.get(existing.pk, 0)
+        else:
+            count = existing.chunks.count()
+        return IngestOutcome(document=existing, status="skipped", chunks=count, source_path=path)
     try:
         prepared = prepare_document(
             source_path=path,
@@ -205,53 +217,17 @@ def _claim_row(
 def _write(plan: _Plan) -> IngestOutcome:
     """Document + chunks + edges in one transaction."""
     prepared, project = plan.prepared, plan.project
-    vectors = plan.vectors or []
     with transaction.atomic():
         document, created, slug, warnings = _claim_row(project=project, prepared=prepared)
         old_slug = None if created else document.slug
-        document.slug = slug
-        document.title = prepared.title
-        document.doc_id = prepared.doc_id
-        document.source_path = prepared.source_path
-        document.source_type = prepared.source_type
-        document.content_hash = prepared.content_hash
-        document.tags = prepared.tags
-        document.owners = prepared.owners
-        document.summary = prepared.summary
-        document.canonical_type = prepared.canonical_type
-        document.canonical_status = prepared.canonical_status
-        document.retrieval_priority = prepared.retrieval_priority
-        document.generation_source = prepared.generation_source
-        document.evidence_tier = prepared.evidence_tier
-        document.metadata = prepared.metadata
-        document.deleted_at = None
+        _apply(document, prepared, slug)
         document.save()
 
         if not created:
             Chunk.objects.filter(document=document).delete()
-        Chunk.objects.bulk_create(
-            [
-                Chunk(
-                    document=document,
-                    chunk_order=draft.chunk_order,
-                    heading_path=draft.heading_path,
-                    text=draft.text,
-                    overlap_chars=draft.overlap_chars,
-                    token_count=draft.token_count,
-                    embedding=vector,
-                )
-                for draft, vector in zip(prepared.chunks, vectors, strict=True)
-            ],
-            batch_size=500,
-        )
+        Chunk.objects.bulk_create(_chunk_rows(document, plan), batch_size=1000)
         if prepared.chunks:
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"UPDATE {Chunk._meta.db_table} SET search_vector = "
-                    "to_tsvector(%s::regconfig, coalesce(heading_path, '') || ' ' || text) "
-                    "WHERE document_id = %s",
-                    [settings.KB["FTS_LANGUAGE"], document.pk],
-                )
+            _write_search_vectors([document.pk])
         _write_edges(document=document, edges=prepared.edges, old_slug=old_slug)
     return IngestOutcome(
         document=document,
@@ -260,6 +236,171 @@ def _write(plan: _Plan) -> IngestOutcome:
         warnings=prepared.warnings + warnings,
         source_path=prepared.source_path,
     )
+
+
+DOCUMENT_FIELDS = [
+    "slug", "title", "doc_id", "source_path", "source_type", "content_hash", "tags", "owners",
+    "summary", "canonical_type", "canonical_status", "retrieval_priority", "generation_source",
+    "evidence_tier", "metadata", "deleted_at",
+]  # fmt: skip
+
+
+def _apply(document: Document, prepared: PreparedDocument, slug: str) -> None:
+    """Copy the prepared fields onto the row (revives a soft-deleted one)."""
+    document.slug = slug
+    document.title = prepared.title
+    document.doc_id = prepared.doc_id
+    document.source_path = prepared.source_path
+    document.source_type = prepared.source_type
+    document.content_hash = prepared.content_hash
+    document.tags = prepared.tags
+    document.owners = prepared.owners
+    document.summary = prepared.summary
+    document.canonical_type = prepared.canonical_type
+    document.canonical_status = prepared.canonical_status
+    document.retrieval_priority = prepared.retrieval_priority
+    document.generation_source = prepared.generation_source
+    document.evidence_tier = prepared.evidence_tier
+    document.metadata = prepared.metadata
+    document.deleted_at = None
+
+
+def _chunk_rows(document: Document, plan: _Plan) -> list[Chunk]:
+    return [
+        Chunk(
+            document=document,
+            chunk_order=draft.chunk_order,
+            heading_path=draft.heading_path,
+            text=draft.text,
+            overlap_chars=draft.overlap_chars,
+            token_count=draft.token_count,
+            embedding=vector,
+        )
+        for draft, vector in zip(plan.prepared.chunks, plan.vectors or [], strict=True)
+    ]
+
+
+def _write_search_vectors(document_ids: list[int]) -> None:
+    """tsvector of heading path + text, in the configured text-search language."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Chunk._meta.db_table} SET search_vector = "
+            "to_tsvector(%s::regconfig, coalesce(heading_path, '') || ' ' || text) "
+            "WHERE document_id = ANY(%s)",
+            [settings.KB["FTS_LANGUAGE"], document_ids],
+        )
+
+
+def _resolve_incoming_edges(*, project_id: int, document_ids: list[int]) -> None:
+    """Point dangling edges of the project at the given documents when their slug matches."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Edge._meta.db_table} AS e SET to_document_id = d.id "
+            f"FROM {Document._meta.db_table} AS d, {Document._meta.db_table} AS src "
+            "WHERE e.to_document_id IS NULL AND e.to_slug = d.slug AND d.id = ANY(%s) "
+            "AND d.project_id = %s AND src.id = e.from_document_id AND src.project_id = %s",
+            [document_ids, project_id, project_id],
+        )
+
+
+class _NeedsPerDocumentWrite(Exception):
+    """The batch has a slug or path conflict that the per-document path resolves."""
+
+
+def _write_many(plans: list[_Plan]) -> list[IngestOutcome]:
+    """Write a batch with set-based statements in one transaction; on any conflict or error,
+    fall back to one transaction per document so one bad document never sinks the others."""
+    if len(plans) > 1:
+        try:
+            with transaction.atomic():
+                return _write_many_atomic(plans)
+        except _NeedsPerDocumentWrite:
+            pass
+        except Exception:  # noqa: BLE001 - retried below, per document, with the error kept
+            logger.warning("batch write failed; retrying document by document", exc_info=True)
+    return [_write_guarded(plan) for plan in plans]
+
+
+def _write_many_atomic(plans: list[_Plan]) -> list[IngestOutcome]:
+    project = plans[0].project
+    paths = [plan.prepared.source_path for plan in plans]
+    slugs = [plan.prepared.slug for plan in plans]
+    if len(set(paths)) != len(paths) or len(set(slugs)) != len(slugs):
+        raise _NeedsPerDocumentWrite
+    rows = list(
+        Document.objects.select_for_update().filter(
+            Q(source_path__in=paths) | Q(slug__in=slugs), project=project
+        )
+    )
+    by_path = {row.source_path: row for row in rows}
+    by_slug = {row.slug: row for row in rows}
+    if len(by_path) != len([row for row in rows if row.source_path in paths]):
+        raise _NeedsPerDocumentWrite
+    now = timezone.now()
+    created: list[Document] = []
+    updated: list[Document] = []
+    renamed: list[Document] = []
+    order: list[tuple[_Plan, Document, bool]] = []
+    for plan in plans:
+        document = by_path.get(plan.prepared.source_path)
+        holder = by_slug.get(plan.prepared.slug)
+        if holder is not None and (document is None or holder.pk != document.pk):
+            raise _NeedsPerDocumentWrite
+        is_new = document is None
+        if document is None:
+            document = Document(project=project)
+            created.append(document)
+        else:
+            if document.slug != plan.prepared.slug:
+                renamed.append(document)
+            document.updated_at = now
+            updated.append(document)
+        _apply(document, plan.prepared, plan.prepared.slug)
+        order.append((plan, document, is_new))
+    Document.objects.bulk_create(created)
+    if updated:
+        Document.objects.bulk_update(updated, [*DOCUMENT_FIELDS, "updated_at"])
+        Chunk.objects.filter(document__in=updated).delete()
+        Edge.objects.filter(from_document__in=updated).delete()
+    Chunk.objects.bulk_create(
+        [row for plan, document, _ in order for row in _chunk_rows(document, plan)],
+        batch_size=1000,
+    )
+    ids = [document.pk for _, document, _ in order]
+    _write_search_vectors(ids)
+    targets = {slug for plan in plans for _, slug in plan.prepared.edges}
+    resolved = dict(
+        Document.objects.filter(project=project, slug__in=targets).values_list("slug", "id")
+    )
+    Edge.objects.bulk_create(
+        [
+            Edge(
+                from_document=document,
+                to_document_id=resolved.get(to_slug),
+                to_slug=to_slug,
+                edge_type=edge_type,
+            )
+            for plan, document, _ in order
+            for edge_type, to_slug in plan.prepared.edges
+            if to_slug != document.slug
+        ],
+        batch_size=1000,
+    )
+    for document in renamed:
+        Edge.objects.filter(to_document=document).exclude(to_slug=document.slug).update(
+            to_document=None
+        )
+    _resolve_incoming_edges(project_id=project.pk, document_ids=ids)
+    return [
+        IngestOutcome(
+            document=document,
+            status="created" if is_new else "updated",
+            chunks=len(plan.prepared.chunks),
+            warnings=list(plan.prepared.warnings),
+            source_path=plan.prepared.source_path,
+        )
+        for plan, document, is_new in order
+    ]
 
 
 def _write_edges(*, document: Document, edges: list[tuple[str, str]], old_slug: str | None) -> None:
@@ -286,9 +427,7 @@ def _write_edges(*, document: Document, edges: list[tuple[str, str]], old_slug: 
         Edge.objects.filter(to_document=document).exclude(to_slug=document.slug).update(
             to_document=None
         )
-    Edge.objects.filter(
-        from_document__project_id=project_id, to_slug=document.slug, to_document__isnull=True
-    ).update(to_document=document)
+    _resolve_incoming_edges(project_id=project_id, document_ids=[document.pk])
 
 
 # --- public entry points --------------------------------------------------------------------
@@ -337,18 +476,44 @@ def _batches(
 ) -> Iterator[list[_Plan]]:
     batch: list[_Plan] = []
     chunk_count = 0
-    for item in items:
-        planned = _plan(project=project, item=item, params=params)
-        if isinstance(planned, IngestOutcome):
-            done(planned)
-            continue
-        batch.append(planned)
-        chunk_count += len(planned.prepared.chunks)
-        if chunk_count >= batch_chunks:
-            yield batch
-            batch, chunk_count = [], 0
+    for group in _grouped(items, LOOKUP_GROUP):
+        # one query for the existing rows (and their chunk counts) of a group of sources
+        rows = (
+            Document.objects.filter(project=project, source_path__in=[i.source_path for i in group])
+            .annotate(chunk_count=Count("chunks"))
+            .order_by("id")
+        )
+        existing = {row.source_path: row for row in rows}
+        counts = {row.pk: row.chunk_count for row in existing.values()}
+        for item in group:
+            planned = _plan(
+                project=project,
+                item=item,
+                params=params,
+                existing=existing.get(item.source_path),
+                chunk_counts=counts,
+            )
+            if isinstance(planned, IngestOutcome):
+                done(planned)
+                continue
+            batch.append(planned)
+            chunk_count += len(planned.prepared.chunks)
+            if chunk_count >= batch_chunks:
+                yield batch
+                batch, chunk_count = [], 0
     if batch:
         yield batch
+
+
+def _grouped(items: Iterable[IngestItem], size: int) -> Iterator[list[IngestItem]]:
+    group: list[IngestItem] = []
+    for item in items:
+        group.append(item)
+        if len(group) >= size:
+            yield group
+            group = []
+    if group:
+        yield group
 
 
 def documents_ingest_many(
@@ -394,8 +559,8 @@ def documents_ingest_many(
                     continue
                 done(_write_guarded(plan))
             return
-        for plan in batch:
-            done(_write_guarded(plan))
+        for outcome in _write_many(batch):
+            done(outcome)
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-embed") as pool:
         pending: tuple[list[_Plan], Future[None]] | None = None

@@ -326,3 +326,45 @@ def test_bulk_isolates_a_document_the_embedder_rejects(project):
     summary = ingest_summary(documents_ingest_many(project=project, items=items, embedder=Picky()))
     assert summary["created"] == 2
     assert [f["path"] for f in summary["failed"]] == ["p/b.md"]
+
+
+def test_bulk_batch_write_links_documents_of_the_same_batch_and_updates(project, caplog):
+    def items(version: str) -> list[IngestItem]:
+        return [
+            IngestItem(source_path="g/a.md", content=f"# A {version}\n\nSee [[b]] and [[c]].\n"),
+            IngestItem(source_path="g/b.md", content=f"# B {version}\n\nSee [[a]].\n"),
+            IngestItem(source_path="g/c.md", content=f"# C {version}\n\nAlone.\n"),
+        ]
+
+    first = ingest_summary(documents_ingest_many(project=project, items=items("v1")))
+    assert first["created"] == 3
+    ids = dict(Document.objects.filter(project=project).values_list("slug", "id"))
+    edges = set(
+        Edge.objects.filter(from_document__project=project).values_list(
+            "from_document__slug", "to_document_id"
+        )
+    )
+    assert edges == {("a", ids["b"]), ("a", ids["c"]), ("b", ids["a"])}
+    second = ingest_summary(documents_ingest_many(project=project, items=items("v2")))
+    assert second["updated"] == 3
+    assert dict(Document.objects.filter(project=project).values_list("slug", "id")) == ids
+    assert Document.objects.get(pk=ids["a"]).title == "A v2"
+    assert Chunk.objects.filter(document__project=project).count() == 3
+    assert "A v2" in Chunk.objects.get(document_id=ids["a"]).text
+    assert (
+        Edge.objects.filter(from_document__project=project, to_document__isnull=True).count() == 0
+    )
+    assert Edge.objects.filter(from_document__project=project).count() == 3
+    assert "batch write failed" not in caplog.text  # the set-based path did the work
+
+
+def test_bulk_batch_with_a_slug_clash_falls_back_per_document(project):
+    ingest(project, path="x/notes.md", content="# Old notes\n")
+    items = [
+        IngestItem(source_path="y/notes.md", content="# New notes\n"),
+        IngestItem(source_path="y/other.md", content="# Other\n"),
+    ]
+    outcomes = documents_ingest_many(project=project, items=items)
+    assert [o.status for o in outcomes] == ["created", "created"]
+    assert outcomes[0].document.slug == "notes-2"
+    assert any("already belongs" in w for w in outcomes[0].warnings)
