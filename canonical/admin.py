@@ -21,6 +21,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
@@ -209,6 +210,7 @@ class CurationPermissionsMixin:
 class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin.ModelAdmin):
     form = RecordForm
     change_form_template = "admin/canonical/canonicalrecord/change_form.html"
+    change_list_template = "admin/canonical/canonicalrecord/change_list.html"
     list_display = [
         "title",
         "slug",
@@ -216,8 +218,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         "canonical_status",
         "retrieval_priority",
         "project",
-        "evidence_tier",
-        "updated_at",
+        "updated",
     ]
     list_display_links = ["title"]
     list_editable = ["canonical_status", "retrieval_priority"]
@@ -273,6 +274,10 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         "restore_records",
         "promote_records",
     ]
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, record: Document) -> str:
+        return timezone.localtime(record.updated_at).strftime("%Y-%m-%d %H:%M")
 
     # Permissions: role based (editors are not staff and have no model permissions).
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:

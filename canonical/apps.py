@@ -3,3 +3,4 @@ from django.apps import AppConfig
 
 class CanonicalConfig(AppConfig):
     name = "canonical"
+    verbose_name = "Curation"

@@ -74,3 +74,6 @@ class CanonicalRecord(Document):
         proxy = True
         verbose_name = "canonical record"
         verbose_name_plural = "canonical records"
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.slug})" if self.title else self.slug
