@@ -6,7 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -134,7 +139,21 @@ class RecordHistoryApi(APIView):
         reason = serializers.CharField()
         source = serializers.CharField()
 
-    @extend_schema(responses={200: OutputSerializer(many=True), 404: NOT_FOUND})
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "RecordHistoryPage",
+                {
+                    "count": serializers.IntegerField(),
+                    "next": serializers.URLField(allow_null=True),
+                    "previous": serializers.URLField(allow_null=True),
+                    "results": OutputSerializer(many=True),
+                },
+            ),
+            404: NOT_FOUND,
+        },
+        summary="History of a record (audit trail), newest first",
+    )
     def get(self, request: Request, document_id: int) -> Response:
         document = document_get_visible(request.user, document_id)
         changes = selectors.record_history(user=request.user, document=document)
