@@ -314,8 +314,33 @@ def test_project_admin_manages_memberships_of_their_projects_only(alpha, client_
     assert "someone-b" not in body and "boss" in body
     other = client.get("/admin/access/project/").content.decode()
     assert "adm-a" in other and "adm-b" not in other
-    b_membership = re.search(r"membership/(\d+)/change", body)
-    assert b_membership is not None
+    with alpha.scope():
+        from portal.access.models import Membership
+
+        theirs = Membership.objects.get(user__username="someone-b")
+        mine = Membership.objects.get(user__username="boss")
+    assert client.get(f"/admin/access/membership/{theirs.pk}/change/").status_code == 404
+    assert client.get(f"/admin/access/membership/{mine.pk}/change/").status_code == 200
+    # Project admins add members only to projects they administer.
+    add_page = client.get("/admin/access/membership/add/").content.decode()
+    assert ">adm-a</option>" in add_page and ">adm-b</option>" not in add_page
+
+
+def test_audit_admin_is_read_only_and_scoped(client_for, editor, records):
+    from canonical import services
+
+    services.record_deprecate(document=records["a1"], actor=None, actor_name="seed")
+    services.record_deprecate(document=records["b1"], actor=None, actor_name="seed")
+    mine = RecordChange.objects.get(document=records["a1"])
+    theirs = RecordChange.objects.get(document=records["b1"])
+    client = client_for(editor)
+    listing = client.get("/admin/canonical/recordchange/").content.decode()
+    assert "use-kafka" in listing and "b-secret-plan" not in listing
+    assert client.get(f"/admin/canonical/recordchange/{theirs.pk}/change/").status_code == 404
+    page = client.get(f"/admin/canonical/recordchange/{mine.pk}/change/")
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    assert client.post(f"/admin/canonical/recordchange/{mine.pk}/delete/").status_code == 403
+    assert RecordChange.objects.filter(pk=mine.pk).exists()
 
 
 def test_editor_deprecates_a_decision_and_finds_it_in_history(alpha, records):
