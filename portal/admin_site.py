@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import resolve_url
+from django.template.response import TemplateResponse
 
 from portal.access.models import Project
 
@@ -19,6 +23,20 @@ class EditorAdminSite(admin.AdminSite):
         if not (user.is_active and user.is_authenticated):
             return False
         return user.is_superuser or Project.objects.editable_by(user).exists()
+
+    def login(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        """One sign-in page (rate-limited) for the whole tenant; readers get a clear 403."""
+        if request.user.is_authenticated:
+            if self.has_permission(request):
+                return HttpResponseRedirect(request.GET.get("next") or resolve_url("admin:index"))
+            return TemplateResponse(
+                request,
+                "portal/no_curation_access.html",
+                {"site_header": self.site_header},
+                status=403,
+            )
+        next_url = request.GET.get("next") or resolve_url("admin:index")
+        return HttpResponseRedirect(f"{resolve_url('login')}?{urlencode({'next': next_url})}")
 
 
 site = EditorAdminSite(name="admin")

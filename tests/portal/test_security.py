@@ -121,3 +121,25 @@ def _current_database_url() -> str:
     from django.conf import settings
 
     return settings.DATABASE_URL
+
+
+def test_admin_sign_in_goes_through_the_rate_limited_login(alpha):
+    make_user(alpha, "ed-login", password="ed-pw-123", projects={"p-ed": "editor"})
+    client = alpha.client()
+    response = client.get("/admin/")
+    assert response.status_code == 302
+    login_url = client.get(response["Location"])["Location"]
+    assert login_url.startswith("/login/?next=")
+    signed_in = client.post(login_url, {"username": "ed-login", "password": "ed-pw-123"})
+    assert signed_in.status_code == 302
+    assert signed_in["Location"] == "/admin/"
+    assert client.get("/admin/").status_code == 200
+
+
+def test_reader_signed_in_gets_a_clear_403_from_the_console(alpha):
+    make_user(alpha, "rd-login", password="rd-pw-123", projects={"p-rd": "reader"})
+    client = alpha.client()
+    client.post("/login/", {"username": "rd-login", "password": "rd-pw-123"})
+    response = client.get("/admin/login/?next=/admin/")
+    assert response.status_code == 403
+    assert b"No curation access" in response.content
