@@ -1,0 +1,145 @@
+"""Faults against a real, separate embedded PostgreSQL: a database restart between requests,
+and an ingest killed halfway. Each step runs in its own process, as in production."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SETUP = """
+from django.core.management import call_command
+from portal.tenants.services import tenant_create, public_tenant_ensure
+from portal.access.services import user_upsert
+from django_tenants.utils import schema_context
+from rest_framework.authtoken.models import Token
+call_command("migrate_schemas", shared=True, verbosity=0)
+public_tenant_ensure(domains=["localhost"])
+tenant_create(schema_name="faults", domain="faults.localhost")
+with schema_context("faults"):
+    user, _ = user_upsert(username="f", password="f-pw-123", project_roles=[("ops", "reader")])
+    print(json.dumps({"token": Token.objects.create(user=user).key}))
+"""
+
+RESTART_PROBE = """
+import os, pwd
+from django.core.handlers.wsgi import WSGIHandler
+from werkzeug.test import Client
+from pgserver import _commands
+client = Client(WSGIHandler())
+headers = {"Host": "faults.localhost", "Authorization": "Token " + os.environ["FAULT_TOKEN"]}
+first = client.get("/api/auth/me", headers=headers).status_code
+kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
+_commands.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=os.environ["EMBEDDED_DB_DIR"], **kwargs)
+second = client.get("/api/auth/me", headers=headers).status_code
+third = client.get("/api/auth/me", headers=headers).status_code
+print(json.dumps({"statuses": [first, second, third]}))
+"""
+
+CHECK_INDEX = """
+from django_tenants.utils import schema_context
+from kb.models import Document, Chunk
+with schema_context("faults"):
+    docs = Document.objects.filter(project__key="ops")
+    print(json.dumps({
+        "documents": docs.count(),
+        "without_chunks": docs.filter(chunks__isnull=True).count(),
+        "unembedded": Chunk.objects.filter(embedding__isnull=True).count(),
+        "without_fts": Chunk.objects.filter(search_vector__isnull=True).count(),
+    }))
+"""
+
+
+def _env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update({"EMBEDDED_DB_DIR": str(data_dir), "GROUNDWORK_TESTING": "1", "DEBUG": "1"})
+    return env
+
+
+def _django(script: str, env: dict[str, str]) -> dict:
+    code = "import json, django\ndjango.setup()\n" + textwrap.dedent(script)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "portal.settings"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def fault_db(tmp_path_factory):
+    """A throwaway embedded server with one migrated tenant, `faults`."""
+    data_dir = tmp_path_factory.mktemp("faultdb") / "pg"
+    env = _env(data_dir)
+    token = _django(SETUP, env)["token"]
+    yield env, token
+    from pgserver import _commands
+
+    kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
+    try:
+        _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=str(data_dir), **kwargs)
+    except subprocess.CalledProcessError:
+        pass  # already stopped by its last client
+
+
+def test_the_request_after_a_database_restart_succeeds(fault_db):
+    env, token = fault_db
+    statuses = _django(RESTART_PROBE, {**env, "FAULT_TOKEN": token})["statuses"]
+    assert statuses == [200, 200, 200]
+
+
+def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_path):
+    env, _ = fault_db
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for index in range(1500):
+        body = "\n\n".join(f"Paragraph {p} of note {index} about failover." for p in range(40))
+        (corpus / f"note-{index:04d}.md").write_text(f"# Note {index}\n\n{body}\n")
+    command = [
+        sys.executable,
+        "manage.py",
+        "kb_ingest",
+        "--tenant",
+        "faults",
+        "--project",
+        "ops",
+        str(corpus),
+        "--json",
+    ]
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # kill as soon as some documents are committed
+        time.sleep(0.5)
+        if _django(CHECK_INDEX, env)["documents"] > 0 or process.poll() is not None:
+            break
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+
+    after_kill = _django(CHECK_INDEX, env)
+    assert 0 < after_kill["documents"] < 1500, after_kill
+    assert after_kill["without_chunks"] == 0
+    assert after_kill["unembedded"] == 0
+    assert after_kill["without_fts"] == 0
+
+    rerun = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    summary = json.loads(rerun.stdout)
+    assert summary["skipped"] == after_kill["documents"]
+    assert summary["created"] == 1500 - after_kill["documents"]
+    final = _django(CHECK_INDEX, env)
+    assert final == {"documents": 1500, "without_chunks": 0, "unembedded": 0, "without_fts": 0}
