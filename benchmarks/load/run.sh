@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Load test on loopback: gunicorn serving the demo tenant, locust with N users for D seconds.
+#   benchmarks/load/run.sh [USERS=20] [SECONDS=60]
+# Bounded in time; traffic only to 127.0.0.1. Prints a summary and leaves CSVs in benchmarks/out/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+USERS="${1:-20}"
+DURATION="${2:-60}"
+PORT="${LOAD_PORT:-8765}"
+WORKERS="${LOAD_WORKERS:-2}"
+THREADS="${LOAD_THREADS:-4}"
+OUT=benchmarks/out
+mkdir -p "$OUT"
+export DEBUG=1
+./dev manage migrate_schemas --shared --verbosity 0
+./dev manage migrate_schemas --tenant --verbosity 0
+./dev manage demo_setup
+for i in $(seq -w 1 "$USERS"); do
+  ./dev manage user_create --tenant demo "load$i" --password load-test-pw --project handbook:reader >/dev/null
+done
+# Production-style serving: DEBUG off, real secret, no TLS redirect on loopback.
+export DEBUG=0 SECRET_KEY="load-test-secret-$(date +%s)-0123456789abcdefghijklmnopqrstuvwxyz"
+export ALLOWED_HOSTS=demo.localhost SECURE_SSL_REDIRECT=0 LOG_LEVEL=WARNING
+.venv/bin/gunicorn portal.wsgi -w "$WORKERS" --threads "$THREADS" -b "127.0.0.1:$PORT" \
+  --preload --log-level warning &
+GUNICORN=$!
+trap 'kill $GUNICORN 2>/dev/null; wait $GUNICORN 2>/dev/null || true' EXIT
+for _ in $(seq 1 120); do
+  curl -fs -o /dev/null -H "Host: demo.localhost" "http://127.0.0.1:$PORT/healthz" && break
+  sleep 1
+done
+# Warm up the model in every worker before measuring.
+for _ in $(seq 1 $((WORKERS * 4))); do
+  curl -s -o /dev/null -H "Host: demo.localhost" "http://127.0.0.1:$PORT/healthz"
+done
+.venv/bin/locust -f benchmarks/load/locustfile.py --headless -u "$USERS" -r "$USERS" \
+  -t "${DURATION}s" --host "http://127.0.0.1:$PORT" --csv "$OUT/load" --only-summary \
+  --stop-timeout 10 2>&1 | tail -25
