@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -549,12 +550,15 @@ def documents_ingest_many(
     def write_batch(batch: list[_Plan], future: Future[None]) -> None:
         try:
             future.result()
-        except EmbeddingError:
-            # isolate the failure: retry document by document
+        except ImproperlyConfigured:
+            raise  # a configuration error fails the run, not each document
+        except Exception:  # noqa: BLE001 - isolate the failure: retry document by document
             for plan in batch:
                 try:
                     embed([plan])
-                except EmbeddingError as exc:
+                except ImproperlyConfigured:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - reported on this document
                     done(_failed(plan, exc))
                     continue
                 done(_write_guarded(plan))
