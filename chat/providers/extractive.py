@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Iterator
@@ -15,7 +16,9 @@ MIN_SENTENCES = 2
 MAX_PER_SOURCE = 2
 MAX_SOURCES = 3
 MAX_SENTENCE_CHARS = 400
+MAX_EMBEDDED_SENTENCES = 60
 MAX_REJECTED_WARNINGS = 2
+logger = logging.getLogger(__name__)
 STALE_STATUSES = frozenset({"superseded", "deprecated", "archived"})
 
 STOPWORDS = frozenset(
@@ -75,7 +78,8 @@ def split_sentences(text: str) -> list[str]:
     flush()
     out = []
     for sentence in sentences:
-        if len(sentence.split()) < 4:
+        # fragments, and lead-ins to a code block or list that was dropped
+        if len(sentence.split()) < 4 or sentence.endswith(":"):
             continue
         if len(sentence) > MAX_SENTENCE_CHARS:
             sentence = sentence[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
@@ -93,15 +97,22 @@ class _Candidate:
 
 
 def _source_prior(source: PromptSource) -> float:
-    prior = 0.3 / (1 + source.n)
-    if source.block == "context":
-        prior += 0.2
-    status = source.hit.canonical_status
+    """Retrieval rank and curation status: the answer should lean on the best, current source."""
+    hit = source.hit
+    prior = 0.4 * max(0.0, min(hit.quality_score, 1.0)) + 0.3 / (1 + source.n)
+    if source.block == "related":
+        prior -= 0.3  # neighbours complete an answer; they rarely carry it
+    if hit.canonical_type == "project-index":
+        prior -= 0.6  # index pages are lists of links, not answers
+    status = hit.canonical_status
     if status == "accepted":
         prior += 0.2
     elif status in STALE_STATUSES:
         prior -= 0.5
     return prior
+
+
+_DANGLING = re.compile(r"^(it|this|that|these|they|those|he|she)\b", re.IGNORECASE)
 
 
 def _cite(sentence: str, n: int) -> str:
@@ -114,29 +125,41 @@ def _cite(sentence: str, n: int) -> str:
 
 
 class ExtractiveProvider:
-    """Picks 2-4 sentences that best support the question, each with its source number."""
+    """Picks 2-4 sentences that best support the question, each with its source number.
+
+    Sentences are scored by meaning (the knowledge base's embedder: question vs sentence
+    cosine) plus shared words, the source's retrieval rank and its curation status. Without
+    an embedder it falls back to shared words alone.
+    """
 
     name = "extractive"
     model = "extractive-v1"
     supports_streaming = False
 
+    def __init__(self, *, use_embedder: bool = True) -> None:
+        self.use_embedder = use_embedder
+
     def answer(self, prompt: Prompt) -> ProviderAnswer:
         question_terms = terms(prompt.question)
         candidates: list[_Candidate] = []
-        for source in prompt.sources:
-            if source.block == "rejected":
-                continue
+        usable = [s for s in prompt.sources if s.block != "rejected"]
+        # index pages list links to answers; quote them only when nothing else was found
+        substantive = [s for s in usable if s.hit.canonical_type != "project-index"]
+        for source in substantive or usable:
             heading_terms = terms(f"{source.hit.title} {source.hit.heading_path}")
             heading_bonus = 0.1 * len(question_terms & heading_terms)
             for position, sentence in enumerate(split_sentences(source.hit.text)):
                 overlap = len(question_terms & terms(sentence))
                 score = (
-                    overlap / math.sqrt(max(len(question_terms), 1))
+                    0.5 * overlap / math.sqrt(max(len(question_terms), 1))
                     + heading_bonus
                     + _source_prior(source)
                     - 0.01 * position
+                    # a sentence opening with a pronoun reads badly out of its paragraph
+                    - (0.15 if _DANGLING.match(sentence) else 0.0)
                 )
                 candidates.append(_Candidate(score, overlap, source, position, sentence))
+        candidates = self._add_meaning(prompt.question, candidates)
         picked = self._pick(candidates)
         if not picked:
             return ProviderAnswer(text=NO_GROUNDED_ANSWER, model=self.model)
@@ -145,6 +168,32 @@ class ExtractiveProvider:
         return ProviderAnswer(
             text=" ".join(lines), model=self.model, usage={"sentences": len(picked)}
         )
+
+    def _add_meaning(self, question: str, candidates: list[_Candidate]) -> list[_Candidate]:
+        """Add 1.5 x cosine(question, sentence) for the best lexical candidates."""
+        if not self.use_embedder or not candidates:
+            return candidates
+        shortlist = sorted(candidates, key=lambda c: -c.score)[:MAX_EMBEDDED_SENTENCES]
+        try:
+            from kb.embeddings import get_embedder
+
+            embedder = get_embedder()
+            query = embedder.embed_query(question)
+            vectors = embedder.embed_documents([c.sentence for c in shortlist])
+        except Exception:  # noqa: BLE001 - meaning is a bonus; words alone still answer
+            logger.warning("extractive provider: embedder unavailable, words only", exc_info=True)
+            return candidates
+        rescored = [
+            _Candidate(
+                c.score + 1.5 * sum(a * b for a, b in zip(query, vector, strict=False)),
+                c.overlap,
+                c.source,
+                c.position,
+                c.sentence,
+            )
+            for c, vector in zip(shortlist, vectors, strict=True)
+        ]
+        return rescored
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
         yield self.answer(prompt).text

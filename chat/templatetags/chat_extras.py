@@ -13,12 +13,14 @@ from django.utils.safestring import SafeString, mark_safe
 register = template.Library()
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
+_CODE = re.compile(r"`([^`\n]+)`")  # inline code spans of the answer (already escaped)
 STALE_STATUSES = {"superseded", "deprecated", "archived"}
 
 
 @register.filter
 def cite_markers(answer: str, citations: list[dict[str, Any]]) -> SafeString:
-    """Escape the answer, then turn each known [n] into a button that opens its source."""
+    """Escape the answer, then render `code` spans and turn each known [n] into a link that
+    opens its source in the preview modal."""
     by_n = {c["n"]: c for c in citations or []}
     escaped = str(conditional_escape(answer))
 
@@ -37,10 +39,20 @@ def cite_markers(answer: str, citations: list[dict[str, Any]]) -> SafeString:
             citation["n"],
         )
 
-    return mark_safe(_MARKER.sub(replace, escaped))  # noqa: S308 - built from escaped parts
+    with_code = _CODE.sub(r"<code>\1</code>", escaped)
+    return mark_safe(_MARKER.sub(replace, with_code))  # noqa: S308 - built from escaped parts
 
 
 @register.filter
 def is_stale(status: str | None) -> bool:
     """Superseded, deprecated and archived sources get a warning label."""
     return status in STALE_STATUSES
+
+
+@register.filter
+def heading_tail(heading_path: str, title: str) -> str:
+    """The heading path without the document title it usually starts with."""
+    parts = [part.strip() for part in (heading_path or "").split(">")]
+    if parts and parts[0] == (title or "").strip():
+        parts = parts[1:]
+    return " › ".join(part for part in parts if part)

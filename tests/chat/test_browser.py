@@ -1,0 +1,195 @@
+"""Headless Chromium: log in, ask, open a citation, and prove a hostile document runs no script.
+
+pytest-django's `live_server` fixture is not used on purpose: it forces `transactional_db`,
+whose teardown flushes shared tables (the tenant and domain rows every other test relies on).
+Django's own LiveServerThread serves the app instead, on data committed by session fixtures.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.test.testcases import LiveServerThread
+
+from portal.access.models import Project
+from tests.chat.conftest import REAL_HANDBOOK_KEY
+from tests.conftest import make_user
+
+# django_db: so the test database is set up even when only these tests run; the served data
+# is committed by the module fixture, outside any test transaction.
+pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
+
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_KEY = "chat-browser"
+PASSWORD = "browser-pw-123"
+HOSTILE = """---
+type: runbook
+status: accepted
+slug: zanzibar-manifests
+---
+
+# Zanzibar manifest protocol
+
+The Zanzibar shipping protocol sends cargo manifests to the harbour office every hour.
+
+<script>window.__pwned = "script tag"</script>
+
+<img src="x" onerror="window.__pwned = 'img onerror'">
+
+[Open the manifest portal](javascript:window.__pwned='link')
+
+Manifests that arrive late are re-sent by the harbour office on the next hourly cycle.
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tenants, django_db_blocker, real_handbook) -> Iterator[str]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+    from kb.embeddings import build_embedder
+    from kb.services import document_ingest
+
+    info = tenants["alpha"]
+    with django_db_blocker.unblock():
+        with info.scope():
+            project, _ = Project.objects.get_or_create(
+                key=BROWSER_KEY, defaults={"name": "Harbour ops"}
+            )
+            document_ingest(
+                project=project,
+                source_path="zanzibar.md",
+                content=HOSTILE,
+                embedder=build_embedder("local"),
+            )
+        make_user(
+            info,
+            "browser-demo",
+            password=PASSWORD,
+            projects={REAL_HANDBOOK_KEY: "reader", BROWSER_KEY: "reader"},
+        )
+        thread = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
+        thread.daemon = True
+        thread.start()
+        thread.is_ready.wait(30)
+        if thread.error:
+            raise thread.error
+        try:
+            yield f"http://{info.host}:{thread.port}"
+        finally:
+            thread.terminate()
+
+
+@pytest.fixture
+def page(server, settings):
+    from playwright.sync_api import sync_playwright
+
+    settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--host-resolver-rules=MAP *.localhost 127.0.0.1",
+            ],
+        )
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{server}/login/?next=/chat/")
+        page.fill("#id_username", "browser-demo")
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/chat/")
+        yield page
+        browser.close()
+        assert errors == [], errors  # no JavaScript error on the page (CSP included)
+
+
+def _shoot(page, name: str) -> None:
+    folder = os.environ.get("CHAT_SCREENSHOTS_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"chat-{name}.png"), full_page=True)
+
+
+def _ask(page, question: str) -> None:
+    before = page.locator("article.bubble-answer").count()
+    page.fill("#question", question)
+    page.click("#ask-form button[type=submit]")
+    # a locator wait, not wait_for_function: the page's CSP forbids string evaluation
+    page.locator("article.bubble-answer").nth(before).wait_for()
+
+
+def test_ask_cite_preview_and_refuse_in_a_real_browser(page):
+    _ask(page, "How do I fail over the Redis cluster when a primary is down?")
+    answer = page.locator("article.bubble-answer").last
+    assert answer.get_attribute("data-refusal-reason") == ""
+    assert answer.locator("a.chip").count() >= 1
+    assert "Redis" in answer.inner_text()
+    assert "/chat/c/" in page.url  # the conversation got its own address
+    _shoot(page, "answer")
+
+    answer.locator("a.chip").first.click()
+    page.wait_for_selector("#preview-body[data-state=ready]")
+    assert page.locator("#preview-modal").evaluate("dialog => dialog.open")
+    assert page.locator("#preview-body .preview-content").inner_text().strip()
+    _shoot(page, "preview")
+    page.click("[data-close-modal]")
+
+    _ask(page, "Can you recommend a good recipe for sourdough bread?")
+    refusal = page.locator("article.bubble-answer").last
+    assert refusal.get_attribute("data-refusal-reason") == "no_relevant_context"
+    assert refusal.locator("a.chip").count() == 0
+    _shoot(page, "refusal")
+
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    _shoot(page, "mobile")
+
+
+def test_a_hostile_document_runs_no_script_in_the_preview(page):
+    _ask(page, "How often does the Zanzibar shipping protocol send cargo manifests?")
+    answer = page.locator("article.bubble-answer").last
+    chip = answer.locator("a.chip", has_text="Zanzibar")
+    assert chip.count() >= 1, answer.inner_html()
+    chip.first.click()
+    page.wait_for_selector("#preview-body[data-state=ready]")
+    body = page.locator("#preview-body .preview-content")
+    assert "window.__pwned" in body.inner_text()  # shown as text
+    assert body.locator("script, iframe").count() == 0
+    assert body.locator("[onerror]").count() == 0
+    link = body.locator("a", has_text="Open the manifest portal")
+    assert link.count() == 0 or not (link.first.get_attribute("href") or "").startswith(
+        "javascript"
+    )
+    page.wait_for_timeout(300)  # give any injected handler a chance to fire
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    _shoot(page, "hostile-preview")
+
+
+def test_a_missing_source_shows_the_error_state_with_retry(page):
+    page.evaluate(
+        """() => {
+            const a = document.createElement('a');
+            a.href = '/chat/preview/987654321/';
+            a.dataset.previewUrl = '/chat/preview/987654321/';
+            a.id = 'ghost-chip';
+            a.textContent = 'ghost';
+            document.querySelector('#chat-main').appendChild(a);
+        }"""
+    )
+    page.click("#ghost-chip")
+    page.wait_for_selector("#preview-body[data-state=error]")
+    assert "not available" in page.locator("#preview-body").inner_text()
+    assert page.locator("#preview-body [data-retry-preview]").is_visible()
