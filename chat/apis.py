@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Any
-
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -16,66 +13,7 @@ from rest_framework.views import APIView
 from chat.providers import ProviderError
 from chat.selectors import conversation_get_for_user, document_preview
 from chat.services import ChatInputError, message_send
-from kb.models import CanonicalType, SourceType
-from kb.retrieval.types import FILTER_KEYS, SearchFilters
-
-
-class SearchFiltersSerializer(serializers.Serializer):
-    """The `filters` object; unknown keys are an error, not silently ignored."""
-
-    project_keys = serializers.ListField(
-        child=serializers.CharField(max_length=63), required=False, max_length=100
-    )
-    tags = serializers.ListField(
-        child=serializers.CharField(max_length=100), required=False, max_length=100
-    )
-    source_types = serializers.ListField(
-        child=serializers.ChoiceField(choices=SourceType.choices), required=False
-    )
-    canonical_types = serializers.ListField(
-        child=serializers.ChoiceField(choices=CanonicalType.choices), required=False
-    )
-    doc_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, max_length=1000
-    )
-    date_from = serializers.DateField(required=False, allow_null=True)
-    date_to = serializers.DateField(required=False, allow_null=True)
-
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        if isinstance(data, dict):
-            unknown = sorted(str(key) for key in data if key not in FILTER_KEYS)
-            if unknown:
-                raise serializers.ValidationError(
-                    {
-                        key: [f"Unknown filter. Allowed: {', '.join(FILTER_KEYS)}."]
-                        for key in unknown
-                    }
-                )
-        return super().to_internal_value(data)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        date_from: dt.date | None = attrs.get("date_from")
-        date_to: dt.date | None = attrs.get("date_to")
-        if date_from and date_to and date_from > date_to:
-            raise serializers.ValidationError({"date_to": ["Must not be before date_from."]})
-        return attrs
-
-
-def filters_from(validated: dict[str, Any] | None, project_key: str | None) -> SearchFilters:
-    """SearchFilters from validated input; a legacy `project_key` joins `project_keys`."""
-    validated = validated or {}
-    project_keys = list(validated.get("project_keys") or [])
-    if project_key and project_key not in project_keys:
-        project_keys.append(project_key)
-    return SearchFilters(
-        project_keys=tuple(project_keys),
-        tags=tuple(validated.get("tags") or ()),
-        source_types=tuple(validated.get("source_types") or ()),
-        canonical_types=tuple(validated.get("canonical_types") or ()),
-        doc_ids=tuple(validated.get("doc_ids") or ()),
-        date_from=validated.get("date_from"),
-        date_to=validated.get("date_to"),
-    )
+from kb.apis_search import SearchFiltersSerializer, filters_from
 
 
 class ChatApi(APIView):

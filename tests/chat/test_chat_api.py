@@ -116,9 +116,9 @@ def test_a_refusal_scoped_to_a_project_is_counted_for_that_project(
 
 def test_a_resolved_gap_reopens_when_asked_again(alpha, reader):
     _post(alpha, reader[1], {"question": OFF_TOPIC})
-    ContentGap.objects.update(resolved=True)
+    ContentGap.objects.filter(project_key="").update(resolved=True)
     _post(alpha, reader[1], {"question": OFF_TOPIC})
-    gap = ContentGap.objects.get(project_key="")
+    gap = ContentGap.objects.get(project_key="", normalised_question=normalise_question(OFF_TOPIC))
     assert (gap.count, gap.resolved) == (2, False)
 
 
