@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,12 +149,30 @@ def message_send(
     question: str,
     filters: SearchFilters | None = None,
     conversation: Conversation | None = None,
-    on_token: Callable[[str], None] | None = None,
 ) -> TurnResult:
     """Retrieve -> grounding gate -> prompt -> provider -> citation check -> store + log.
 
     Raises ChatInputError for bad input and ProviderError when the provider fails
     (nothing is stored then except the chat log row).
+    """
+    for item in message_stream(
+        user=user, question=question, filters=filters, conversation=conversation, stream=False
+    ):
+        if isinstance(item, TurnResult):
+            return item
+    raise RuntimeError("the chat turn ended without a result")  # pragma: no cover
+
+
+def message_stream(
+    *,
+    user: AbstractBaseUser,
+    question: str,
+    filters: SearchFilters | None = None,
+    conversation: Conversation | None = None,
+    stream: bool = True,
+) -> Iterator[str | TurnResult]:
+    """The chat turn as a stream: answer text pieces as a streaming provider produces them,
+    then the stored TurnResult (refusals yield only the result). Same errors as message_send.
     """
     question = (question or "").strip()
     max_chars = int(settings.CHAT["QUESTION_MAX_CHARS"])
@@ -188,7 +206,7 @@ def message_send(
         # Refused before any provider is called: nothing to ground an answer on.
         meta["latency_ms"] = _elapsed_ms(started)
         content_gap_record(question=question, project_keys=gap_keys)
-        return _store_turn(
+        yield _store_turn(
             user=user,
             conversation=conversation,
             question=question,
@@ -199,6 +217,7 @@ def message_send(
             chunk_ids=[],
             log_keys=log_keys,
         )
+        return
 
     tz_name = settings.CHAT["PROMPT_TIMEZONE"]
     prompt = build_prompt(
@@ -207,11 +226,11 @@ def message_send(
     provider = get_provider()
     meta.update(provider=provider.name, model=provider.model, chunks_used=len(sources))
     try:
-        if on_token is not None and getattr(provider, "supports_streaming", False):
+        if stream and getattr(provider, "supports_streaming", False):
             pieces: list[str] = []
             for piece in provider.stream(prompt):
                 pieces.append(piece)
-                on_token(piece)
+                yield piece
             raw_answer, model = "".join(pieces).strip(), provider.model
         else:
             answered = provider.answer(prompt)
@@ -230,7 +249,7 @@ def message_send(
         )
         raise
     meta["model"] = model
-    return _finish_answer(
+    yield _finish_answer(
         user=user,
         conversation=conversation,
         question=question,

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from chat.models import Conversation
-from chat.providers import ProviderError
+from chat.providers import ProviderError, get_provider
 from chat.selectors import (
     conversation_get_for_user,
     conversation_list,
     document_preview,
     message_list,
 )
-from chat.services import ChatInputError, message_send
+from chat.services import ChatInputError, TurnResult, message_send, message_stream
 from kb.retrieval.types import SearchFilters
 from portal.access.selectors import project_list_visible
 
@@ -39,7 +43,18 @@ def _page_context(
         "projects": project_list_visible(user=request.user),
         "project_key": project_key,
         "error": error,
+        "streaming": _streaming_enabled(),
     }
+
+
+def _streaming_enabled() -> bool:
+    """Stream answers only when configured and the provider can (the extractive one cannot)."""
+    if not settings.CHAT["STREAMING"]:
+        return False
+    try:
+        return bool(get_provider().supports_streaming)
+    except ProviderError:
+        return False
 
 
 @login_required
@@ -58,30 +73,43 @@ def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpR
     return TemplateResponse(request, template, context)
 
 
-@login_required
-@require_POST
-def chat_send(request: HttpRequest) -> HttpResponse:
-    """Ask: one chat turn. htmx gets the message list fragment; plain forms a redirect."""
+def _send_input(request: HttpRequest) -> tuple[str, str, Conversation | None, SearchFilters]:
+    """Question, project key, the user's conversation (Http404 if not theirs) and filters."""
     question = request.POST.get("question", "")
     project_key = request.POST.get("project", "").strip()
     conversation = None
     raw_id = request.POST.get("conversation_id", "").strip()
     if raw_id:
-        if not raw_id.isdigit():
-            conversation_get_for_user(user=request.user, conversation_id=0)  # 404
-        conversation = conversation_get_for_user(user=request.user, conversation_id=int(raw_id))
+        conversation = conversation_get_for_user(
+            user=request.user, conversation_id=int(raw_id) if raw_id.isdigit() else 0
+        )
     filters = SearchFilters(project_keys=(project_key,) if project_key else ())
+    return question, project_key, conversation, filters
+
+
+def _error_for(exc: Exception, question: str) -> dict[str, Any]:
+    if isinstance(exc, ChatInputError):
+        messages_ = exc.errors.get("question") or [
+            " ".join(str(m) for m in errors) for errors in exc.errors.values()
+        ]
+        return {"message": " ".join(messages_), "keep": question[:10_000]}
+    assert isinstance(exc, ProviderError)
+    return {"message": exc.message, "code": exc.code, "question": question.strip()}
+
+
+@login_required
+@require_POST
+def chat_send(request: HttpRequest) -> HttpResponse:
+    """Ask: one chat turn. htmx gets the chat-main fragment; plain forms a redirect."""
+    question, project_key, conversation, filters = _send_input(request)
     error: dict[str, Any] | None = None
     try:
         turn = message_send(
             user=request.user, question=question, filters=filters, conversation=conversation
         )
         conversation = turn.conversation
-    except ChatInputError as exc:
-        messages_ = exc.errors.get("question", ["Invalid question."])
-        error = {"message": " ".join(messages_), "keep": question[:10_000]}
-    except ProviderError as exc:
-        error = {"message": exc.message, "code": exc.code, "question": question.strip()}
+    except (ChatInputError, ProviderError) as exc:
+        error = _error_for(exc, question)
 
     if not request.htmx:
         if error is None and conversation is not None:
@@ -98,6 +126,44 @@ def chat_send(request: HttpRequest) -> HttpResponse:
     response = TemplateResponse(request, f"{PAGE}#chat-main", context)
     if error is None and conversation is not None:
         response["HX-Push-Url"] = reverse("chat-conversation", args=[conversation.pk])
+    return response
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+@login_required
+@require_POST
+def chat_stream(request: HttpRequest) -> StreamingHttpResponse:
+    """Ask, streamed as server-sent events: `token` pieces, then `done` with the chat-main
+    fragment (the same HTML chat_send returns), errors included as an error bubble."""
+    question, project_key, conversation, filters = _send_input(request)
+
+    def events() -> Iterator[str]:
+        nonlocal conversation
+        error: dict[str, Any] | None = None
+        try:
+            for item in message_stream(
+                user=request.user, question=question, filters=filters, conversation=conversation
+            ):
+                if isinstance(item, TurnResult):
+                    conversation = item.conversation
+                else:
+                    yield _sse("token", {"text": item})
+        except (ChatInputError, ProviderError) as exc:
+            error = _error_for(exc, question)
+        context = _page_context(
+            request, conversation=conversation, project_key=project_key, error=error
+        )
+        context["oob"] = True
+        url = reverse("chat-conversation", args=[conversation.pk]) if conversation else ""
+        html = render_to_string(f"{PAGE}#chat-main", context, request=request)
+        yield _sse("done", {"html": html, "url": url if error is None else ""})
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # let proxies pass tokens through as they come
     return response
 
 

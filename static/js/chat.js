@@ -89,6 +89,91 @@
   document.addEventListener("htmx:responseError", onFailure);
   document.addEventListener("htmx:sendError", onFailure);
 
+  // Streaming: when the page offers a stream URL, the ask form posts there with fetch and
+  // shows the answer as it arrives; the final event carries the same fragment htmx would get.
+  function readEvents(reader, onEvent) {
+    var decoder = new TextDecoder();
+    var buffer = "";
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (chunk.done) { return; }
+        buffer += decoder.decode(chunk.value, { stream: true });
+        var blocks = buffer.split("\n\n");
+        buffer = blocks.pop();
+        blocks.forEach(function (block) {
+          var name = "message";
+          var data = "";
+          block.split("\n").forEach(function (line) {
+            if (line.indexOf("event:") === 0) { name = line.slice(6).trim(); }
+            else if (line.indexOf("data:") === 0) { data += line.slice(5).trim(); }
+          });
+          if (data) { onEvent(name, JSON.parse(data)); }
+        });
+        return pump();
+      });
+    }
+    return pump();
+  }
+
+  function bubble(className, text) {
+    var el = document.createElement(className === "bubble bubble-user" ? "div" : "article");
+    el.className = className;
+    var p = document.createElement("p");
+    p.className = "answer-text";
+    p.textContent = text;
+    el.appendChild(p);
+    return el;
+  }
+
+  function streamAsk(form) {
+    var data = new FormData(form);
+    var list = document.getElementById("message-list");
+    var button = form.querySelector("button[type=submit]");
+    var csrf = form.querySelector("input[name=csrfmiddlewaretoken]");
+    var question = String(data.get("question") || "").trim();
+    if (!question || !list) { return; }
+    if (button) { button.disabled = true; }
+    var empty = list.querySelector(".empty-thread");
+    if (empty) { empty.remove(); }
+    list.appendChild(bubble("bubble bubble-user", question));
+    var live = bubble("bubble bubble-answer bubble-streaming", "");
+    live.setAttribute("aria-busy", "true");
+    list.appendChild(live);
+    var text = live.querySelector("p");
+    fetch(form.getAttribute("data-stream-url"), {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrf ? csrf.value : "", "Accept": "text/event-stream" }
+    }).then(function (response) {
+      if (!response.ok || !response.body) { throw new Error("HTTP " + response.status); }
+      return readEvents(response.body.getReader(), function (name, payload) {
+        if (name === "token") {
+          text.textContent += payload.text;
+          live.scrollIntoView({ block: "end" });
+        } else if (name === "done") {
+          window.htmx.swap("#chat-main", payload.html, { swapStyle: "outerHTML" });
+          if (payload.url) { window.history.pushState({}, "", payload.url); }
+          scrollToLatest();
+          var box = document.getElementById("question");
+          if (box) { box.focus(); }
+        }
+      });
+    }).catch(function () {
+      live.remove();
+      onFailure({ detail: { target: null, xhr: null } });
+      if (button) { button.disabled = false; }
+    });
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail && event.detail.elt;
+    if (!form || form.id !== "ask-form" || !form.getAttribute("data-stream-url")) { return; }
+    if (!window.fetch || !window.TextDecoder || typeof window.htmx.swap !== "function") { return; }
+    event.preventDefault();
+    streamAsk(form);
+  });
+
   // Ctrl/Cmd+Enter sends the question.
   document.addEventListener("keydown", function (event) {
     var target = event.target;

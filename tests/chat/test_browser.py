@@ -193,3 +193,37 @@ def test_a_missing_source_shows_the_error_state_with_retry(page):
     page.wait_for_selector("#preview-body[data-state=error]")
     assert "not available" in page.locator("#preview-body").inner_text()
     assert page.locator("#preview-body [data-retry-preview]").is_visible()
+
+
+def test_a_streaming_provider_streams_into_the_page(page, settings):
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from tests.chat.test_openai_provider import FakeOpenAI
+
+    fake = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    fake.daemon_threads = True
+    fake.mode = "ok"  # type: ignore[attr-defined]
+    fake.requests = []  # type: ignore[attr-defined]
+    threading.Thread(target=fake.serve_forever, daemon=True).start()
+    host, port = fake.server_address[:2]
+    settings.CHAT = {
+        **settings.CHAT,
+        "PROVIDER": "openai",
+        "BASE_URL": f"http://{host}:{port}/v1",
+        "STREAMING": True,
+    }
+    try:
+        page.reload()
+        assert page.locator("#ask-form[data-stream-url]").count() == 1
+        page.fill("#question", "How do I fail over the Redis cluster when a primary is down?")
+        page.click("#ask-form button[type=submit]")
+        answer = page.locator("article.bubble-answer:not(.bubble-streaming)").last
+        answer.locator("a.chip").first.wait_for()
+        assert "Redis Cluster is the standard cache" in answer.inner_text()
+        assert "/chat/c/" in page.url
+        assert fake.requests[0]["body"]["stream"] is True  # type: ignore[attr-defined]
+        _shoot(page, "streamed")
+    finally:
+        fake.shutdown()
+        fake.server_close()
