@@ -19,8 +19,8 @@ related: [rej-memcached]
 
 ## Decision
 
-The standard cache layer is a six-node Redis Cluster 7.2 with client-side tracking.
-Every service caches through the acme-cache library; every key carries a TTL.
+We standardise on a six-node Redis Cluster 7.2 with client-side tracking as the cache
+layer. Every service caches through the acme-cache library; every key carries a TTL.
 
 ## Consequences
 
@@ -40,8 +40,8 @@ superseded_by: [dec-cache-v2]
 
 ## Decision
 
-The standard cache layer is one Redis 6 node with 24 GB of memory and noeviction,
-shared by login, ingest deduplication and tenant configuration.
+We standardise on one Redis 6 node with 24 GB of memory and noeviction as the cache
+layer, shared by login, ingest deduplication and tenant configuration.
 """,
     "mod-session-store.md": """---
 type: module-kb
@@ -66,8 +66,8 @@ tags: [cache, memcached]
 
 # Rejected: Memcached as the cache layer
 
-We evaluated Memcached for caching and sessions and rejected it: no replication,
-no persistence, and every restart empties the cache.
+We evaluated Memcached for sessions and rejected it: no replication, no persistence,
+and every restart empties it.
 """,
     "rb-ingest-backlog.md": """---
 type: runbook

@@ -1,0 +1,75 @@
+"""Train-split sweep of retrieval knobs (tune on train qrels only; report on test).
+
+    EMBEDDED_DB_DIR=... DEBUG=1 .venv/bin/python benchmarks/retrieval_tune.py --tenant bench \
+        --beir /work/shared/bench/scifact --split train \
+        '{}' '{"FUSION_METHOD": "rrf"}' '{"RERANK_KEYWORD_WEIGHT": 0.35}'
+
+Each JSON argument is a settings.KB override; prints hybrid ndcg@10 / recall@10 per config.
+Run `kb_benchmark --beir` once first so the corpus is ingested.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django_tenants.utils import schema_context  # noqa: E402
+
+from kb.evaluation.datasets import load_beir  # noqa: E402
+from kb.evaluation.runner import run_modes  # noqa: E402
+from kb.management.commands.kb_benchmark import acting_user  # noqa: E402
+from kb.models import Document  # noqa: E402
+from kb.retrieval import SearchFilters  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tenant", required=True)
+    parser.add_argument("--beir", type=Path, required=True)
+    parser.add_argument("--split", default="train")
+    parser.add_argument("--modes", default="hybrid")
+    parser.add_argument("configs", nargs="*", default=["{}"])
+    args = parser.parse_args()
+    dataset = load_beir(args.beir, split=args.split)
+    base = dict(settings.KB)
+    with schema_context(args.tenant):
+        user = acting_user(None)
+        key = f"beir-{dataset.name}"
+        id_map = {
+            pk: path.removesuffix(".md")
+            for pk, path in Document.objects.filter(project__key=key).values_list(
+                "id", "source_path"
+            )
+        }
+        for config in args.configs:
+            settings.KB = {**base, **json.loads(config)}
+            results = run_modes(
+                user=user,
+                queries=dataset.queries,
+                doc_key=lambda hit: id_map.get(hit.document_id, "?"),
+                modes=tuple(args.modes.split(",")),
+                filters=SearchFilters(project_keys=(key,)),
+                deep_k=0,
+            )
+            for mode, metrics in results.items():
+                print(
+                    f"{config:<60} {mode:<8} ndcg@10={metrics['ndcg@10']:.4f} "
+                    f"recall@10={metrics['recall@10']:.4f} mrr@10={metrics['mrr@10']:.4f} "
+                    f"p50={metrics['p50_ms']}ms",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
