@@ -64,9 +64,12 @@ def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpR
     conversation = None
     if conversation_id is not None:
         conversation = conversation_get_for_user(user=request.user, conversation_id=conversation_id)
-    context = _page_context(
-        request, conversation=conversation, project_key=request.GET.get("project", "")
-    )
+    project_key = request.GET.get("project", "")
+    context = _page_context(request, conversation=conversation, project_key=project_key)
+    if not project_key and context["messages_"]:
+        # keep asking where the conversation last asked
+        last_keys = context["messages_"][-1].meta.get("filters", {}).get("project_keys") or [""]
+        context["project_key"] = last_keys[0]
     template = PAGE
     if request.htmx and request.htmx.target in {"chat-main", "message-list"}:
         template = f"{PAGE}#{request.htmx.target}"

@@ -203,3 +203,15 @@ def _citation(n: int, title: str, status: str, origin: str) -> dict:
         "preview_url": f"/api/kb/documents/{1000 + n}/preview",
         "canonical_status": status,
     }
+
+
+def test_a_conversation_keeps_its_project_filter(alpha, reader):
+    conversation = Conversation.objects.create(user=reader, title="scoped")
+    Message.objects.create(
+        conversation=conversation,
+        role="assistant",
+        content="…",
+        meta={"filters": {"project_keys": ["page-other"]}},
+    )
+    html = _client(alpha, reader).get(f"/chat/c/{conversation.pk}/").content.decode()
+    assert '<option value="page-other" selected>' in html
