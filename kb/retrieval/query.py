@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
+_SEPARATOR = re.compile(r"[-_.]")
 _MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9_-]{0,199})", re.IGNORECASE)
 
 # Small English stop list: the heading/tag/preamble signals should count content words only.
@@ -19,6 +21,7 @@ STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """A deliberately light suffix strip so 'caches'/'caching' meet 'cache'."""
     for suffix in ("ing", "ies", "es", "ed", "s"):
@@ -31,7 +34,7 @@ def terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""
     out: set[str] = set()
     for token in _TOKEN.findall(text.lower()):
-        parts = [token, *re.split(r"[-_.]", token)] if re.search(r"[-_.]", token) else [token]
+        parts = [token, *_SEPARATOR.split(token)] if _SEPARATOR.search(token) else [token]
         for part in parts:
             if part and part not in STOPWORDS:
                 out.add(_stem(part))

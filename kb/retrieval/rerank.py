@@ -97,11 +97,15 @@ def tag_overlap(query_terms: frozenset[str], tags: Iterable[str]) -> float:
     return len(query_terms & tag_terms) / len(query_terms)
 
 
+# How much of a document's first chunk counts as its preamble (the opening lines).
+PREAMBLE_CHARS = 600
+
+
 def preamble_match(query_terms: frozenset[str], candidate: Candidate) -> float:
-    """Query-term overlap with the document summary, or with the first chunk itself."""
+    """Query-term overlap with the document summary and the opening of its first chunk."""
     preamble = candidate.summary
     if candidate.chunk_order == 0:
-        preamble = f"{preamble}\n{candidate.text}"
+        preamble = f"{preamble}\n{candidate.text[:PREAMBLE_CHARS]}"
     return query_text.overlap(query_terms, preamble) if preamble.strip() else 0.0
 
 
