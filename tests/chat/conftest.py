@@ -1,15 +1,18 @@
-"""Chat fixtures: the demo handbook ingested once per session, and a recording fake provider."""
+"""Chat fixtures: the demo handbook committed per test module, and a recording fake provider."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 from chat.prompt import Prompt
 from chat.providers import ProviderAnswer, ProviderError, register_provider
 from kb.demo import DEMO_CORPUS_DIR
+from kb.models import Document
 from portal.access.models import Project
 from tests.conftest import TenantInfo
 
@@ -17,35 +20,79 @@ HANDBOOK_KEY = "chat-handbook"  # unique to these tests: the data outlives each 
 REAL_HANDBOOK_KEY = "chat-handbook-real"
 
 
-def _ingest_handbook(info: TenantInfo, key: str, embedder_name: str) -> Project:
-    from kb.embeddings import build_embedder
+class MemoEmbedder:
+    """Remembers document vectors, so a corpus re-ingested by another module is not re-embedded."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimensions = inner.dimensions
+        self._vectors: dict[str, list[float]] = {}
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self.inner.embed_documents(missing), strict=True))
+        return [self._vectors[text] for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+@contextmanager
+def committed_handbook(
+    info: TenantInfo, key: str, embedder: Any, django_db_blocker: Any
+) -> Iterator[Project]:
+    """The demo handbook committed in its own project for one test module, removed afterwards:
+    other apps' tests count every document a superuser sees, so nothing may outlive us."""
     from kb.services import IngestItem, documents_ingest_many
 
-    with info.scope():
+    with django_db_blocker.unblock(), info.scope():
         project, _ = Project.objects.get_or_create(key=key, defaults={"name": "Chat handbook"})
         items = [
             IngestItem(source_path=f"handbook/{path.name}", content=path.read_bytes())
             for path in sorted(DEMO_CORPUS_DIR.glob("*.md"))
         ]
-        outcomes = documents_ingest_many(
-            project=project, items=items, embedder=build_embedder(embedder_name)
-        )
+        outcomes = documents_ingest_many(project=project, items=items, embedder=embedder)
         assert not [o for o in outcomes if o.status == "failed"], outcomes
-    return project
+    try:
+        yield project
+    finally:
+        with django_db_blocker.unblock(), info.scope():
+            project_remove(key)
+
+
+def project_remove(key: str) -> None:
+    """Delete a test project with its documents (chunks, edges, audit rows cascade)."""
+    Document.objects.filter(project__key=key).delete()
+    Project.objects.filter(key=key).delete()
 
 
 @pytest.fixture(scope="session")
-def handbook(tenants, django_db_blocker) -> Project:
+def local_embedder() -> MemoEmbedder:
+    from kb.embeddings import build_embedder
+
+    return MemoEmbedder(build_embedder("local"))
+
+
+@pytest.fixture(scope="module")
+def handbook(tenants, django_db_blocker) -> Iterator[Project]:
     """The demo handbook in alpha, embedded with the deterministic hash embedder."""
-    with django_db_blocker.unblock():
-        return _ingest_handbook(tenants["alpha"], HANDBOOK_KEY, "hash")
+    from kb.embeddings import build_embedder
+
+    with committed_handbook(
+        tenants["alpha"], HANDBOOK_KEY, build_embedder("hash"), django_db_blocker
+    ) as project:
+        yield project
 
 
-@pytest.fixture(scope="session")
-def real_handbook(tenants, django_db_blocker) -> Project:
+@pytest.fixture(scope="module")
+def real_handbook(tenants, django_db_blocker, local_embedder) -> Iterator[Project]:
     """The demo handbook in alpha, embedded with the real local model."""
-    with django_db_blocker.unblock():
-        return _ingest_handbook(tenants["alpha"], REAL_HANDBOOK_KEY, "local")
+    with committed_handbook(
+        tenants["alpha"], REAL_HANDBOOK_KEY, local_embedder, django_db_blocker
+    ) as project:
+        yield project
 
 
 @dataclass

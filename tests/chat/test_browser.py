@@ -16,7 +16,7 @@ from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.test.testcases import LiveServerThread
 
 from portal.access.models import Project
-from tests.chat.conftest import REAL_HANDBOOK_KEY
+from tests.chat.conftest import REAL_HANDBOOK_KEY, project_remove
 from tests.conftest import make_user
 
 # django_db: so the test database is set up even when only these tests run; the served data
@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db
 
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_KEY = "chat-browser"
+USERNAME = "browser-demo"
 PASSWORD = "browser-pw-123"
 HOSTILE = """---
 type: runbook
@@ -47,10 +48,12 @@ Manifests that arrive late are re-sent by the harbour office on the next hourly 
 
 
 @pytest.fixture(scope="module")
-def server(tenants, django_db_blocker, real_handbook) -> Iterator[str]:
+def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterator[str]:
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
-    from kb.embeddings import build_embedder
+    from django.contrib.auth import get_user_model
+
+    from chat.models import ChatLog, ContentGap
     from kb.services import document_ingest
 
     info = tenants["alpha"]
@@ -63,11 +66,13 @@ def server(tenants, django_db_blocker, real_handbook) -> Iterator[str]:
                 project=project,
                 source_path="zanzibar.md",
                 content=HOSTILE,
-                embedder=build_embedder("local"),
+                embedder=local_embedder,
             )
+            last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+            last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         make_user(
             info,
-            "browser-demo",
+            USERNAME,
             password=PASSWORD,
             projects={REAL_HANDBOOK_KEY: "reader", BROWSER_KEY: "reader"},
         )
@@ -81,6 +86,12 @@ def server(tenants, django_db_blocker, real_handbook) -> Iterator[str]:
             yield f"http://{info.host}:{thread.port}"
         finally:
             thread.terminate()
+            # everything the browser committed goes, so no other test sees it
+            with info.scope():
+                ChatLog.objects.filter(pk__gt=last_log).delete()
+                ContentGap.objects.filter(pk__gt=last_gap).delete()
+                get_user_model().objects.filter(username=USERNAME).delete()
+                project_remove(BROWSER_KEY)
 
 
 @pytest.fixture
@@ -107,7 +118,7 @@ def page(server, settings):
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(f"{server}/login/?next=/chat/")
-        page.fill("#id_username", "browser-demo")
+        page.fill("#id_username", USERNAME)
         page.fill("#id_password", PASSWORD)
         page.click("button[type=submit]")
         page.wait_for_url("**/chat/")
