@@ -262,7 +262,7 @@ def test_patch_metadata_by_editor(alpha, corpus):
     [
         ({"title": ""}, "title"),
         ({"tags": "not-a-list"}, "tags"),
-        ({"canonical_status": "accepted"}, "canonical_status"),
+        ({"content_hash": "x"}, "content_hash"),
         ({}, "non_field_errors"),
     ],
 )
