@@ -99,6 +99,12 @@ def user_model():
 
 
 @pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """PBKDF2 at production cost dominates tests that create users; MD5 is fine here."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate-limit counters live in the cache; every test starts with none."""
     from django.core.cache import cache

@@ -16,9 +16,7 @@ from locust import HttpUser, between, task
 HOST_HEADER = os.environ.get("LOAD_TENANT_HOST", "demo.localhost")
 QUESTIONS = [
     json.loads(line)["q"]
-    for line in (
-        Path(__file__).resolve().parents[2] / "kb" / "demo_corpus" / "QUESTIONS.jsonl"
-    )
+    for line in (Path(__file__).resolve().parents[2] / "kb" / "demo_corpus" / "QUESTIONS.jsonl")
     .read_text()
     .splitlines()
     if line.strip()
