@@ -99,6 +99,12 @@ def page(server, settings):
     from playwright.sync_api import sync_playwright
 
     settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
+    # the module fixture stored the password with the default hasher (before any per-test
+    # hasher override applies); accept it whatever the per-test setting is
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        *settings.PASSWORD_HASHERS,
+    ]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
