@@ -3,52 +3,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-import bleach
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from markdown_it import MarkdownIt
 
-ALLOWED_TAGS = frozenset(
-    {
-        "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code",
-        "em", "strong", "del", "s", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr",
-        "th", "td",
-    }
-)  # fmt: skip
-ALLOWED_ATTRIBUTES = {"a": ["href", "title"], "code": ["class"], "ol": ["start"]}
-ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
-
-# Raw HTML in a document is escaped by the parser; bleach is the second line of defence.
-_markdown = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
-_cleaner = bleach.Cleaner(
-    tags=ALLOWED_TAGS,
-    attributes=ALLOWED_ATTRIBUTES,
-    protocols=ALLOWED_PROTOCOLS,
-    strip=True,
-    strip_comments=True,
-)
-
-
-def rebuild_content(chunks: Iterable[tuple[str, int]]) -> str:
-    """Join (text, overlap_chars) pairs in chunk order, dropping each repeated overlap."""
-    parts: list[str] = []
-    for text, overlap_chars in chunks:
-        piece = text[overlap_chars:] if overlap_chars else text
-        if parts and not overlap_chars:
-            parts.append("\n\n")
-            piece = piece.lstrip("\n")
-        parts.append(piece)
-    return "".join(parts).strip("\n")
+from kb.rendering import render_markdown as kb_render_markdown
 
 
 def render_markdown(content: str) -> SafeString:
-    """Markdown to HTML through the bleach allow-list (no script, handlers, js:/data: URLs)."""
-    if not content.strip():
-        return mark_safe("")
-    return mark_safe(_cleaner.clean(_markdown.render(content)))  # noqa: S308 - cleaned above
+    """Markdown to HTML through kb's bleach allow-list (no script, handlers, js:/data: URLs)."""
+    return mark_safe(kb_render_markdown(content))  # noqa: S308 - sanitised by kb.rendering
 
 
 @dataclass(frozen=True, kw_only=True)

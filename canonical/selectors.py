@@ -14,12 +14,12 @@ from canonical.models import RecordChange
 from canonical.rendering import (
     GraphEdge,
     GraphNode,
-    rebuild_content,
     render_markdown,
     render_neighbourhood_svg,
 )
 from canonical.transitions import SUCCESSOR_STATUSES
 from kb.models import Document, Edge
+from kb.rendering import rebuild_content
 
 AnyUser = AbstractBaseUser | AnonymousUser
 

@@ -1,55 +1,5 @@
-"""Document preview: text rebuilt from the chunks, rendered to HTML that cannot run script."""
+"""Document preview rendering lives in kb (shared with the curation console)."""
 
-from __future__ import annotations
+from kb.rendering import rebuild_content, render_markdown, sanitise_html
 
-from collections.abc import Iterable
-
-import bleach
-from markdown_it import MarkdownIt
-
-ALLOWED_TAGS = frozenset(
-    {
-        "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code",
-        "em", "strong", "del", "s", "ul", "ol", "li", "a", "img", "table", "thead", "tbody",
-        "tr", "th", "td",
-    }
-)  # fmt: skip
-ALLOWED_ATTRIBUTES = {
-    "a": ["href", "title"],
-    "img": ["src", "alt", "title"],
-    "code": ["class"],
-    "ol": ["start"],
-}
-ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
-
-# Raw HTML in a document is shown as text, never parsed: the first line of defence.
-_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
-    ["table", "strikethrough"]
-)
-_cleaner = bleach.Cleaner(
-    tags=ALLOWED_TAGS,
-    attributes=ALLOWED_ATTRIBUTES,
-    protocols=ALLOWED_PROTOCOLS,
-    strip=True,
-    strip_comments=True,
-)
-
-
-def rebuild_content(chunks: Iterable[tuple[str, int]]) -> str:
-    """Join (text, overlap_chars) pairs in chunk order, dropping each chunk's repeated overlap.
-
-    The chunker's slices tile the source exactly, so this is the indexed text, byte for byte.
-    """
-    return "".join(text[overlap_chars:] for text, overlap_chars in chunks)
-
-
-def sanitise_html(html: str) -> str:
-    """Allow-list clean: no script, iframe, style, on* handlers, javascript: or data: URLs."""
-    return _cleaner.clean(html)
-
-
-def render_markdown(content: str) -> str:
-    """Markdown to safe HTML (html disabled in the parser, then the bleach allow-list)."""
-    if not content.strip():
-        return ""
-    return sanitise_html(_markdown.render(content))
+__all__ = ["rebuild_content", "render_markdown", "sanitise_html"]

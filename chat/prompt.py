@@ -65,6 +65,9 @@ class Prompt:
         return None
 
 
+REJECTED_APPROACH = "rejected-approach"
+
+
 def number_sources(result: SearchResult) -> tuple[PromptSource, ...]:
     """Number the hits once: context first (the answer's backbone), then related, then rejected."""
     sources: list[PromptSource] = []
@@ -79,7 +82,9 @@ def number_sources(result: SearchResult) -> tuple[PromptSource, ...]:
             if hit.chunk_id in seen:
                 continue
             seen.add(hit.chunk_id)
-            sources.append(PromptSource(n=len(sources) + 1, hit=hit, block=block))
+            # A rejected approach is a warning wherever retrieval found it, never a backbone.
+            source_block: Block = "rejected" if hit.canonical_type == REJECTED_APPROACH else block
+            sources.append(PromptSource(n=len(sources) + 1, hit=hit, block=source_block))
     return tuple(sources)
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from canonical.rendering import (
     GraphEdge,
     GraphNode,
-    rebuild_content,
     render_markdown,
     render_neighbourhood_svg,
 )
+from kb.rendering import rebuild_content
 
 
 def test_markdown_is_rendered_and_script_free():
@@ -34,8 +34,10 @@ def test_empty_content_renders_nothing():
     assert render_markdown("  \n") == ""
 
 
-def test_rebuild_strips_overlaps_and_separates_fresh_sections():
-    text = rebuild_content([("# A\n\nOne two. ", 0), ("One two. Three.", 9), ("## B\n\nFour.", 0)])
+def test_rebuild_strips_overlaps_and_keeps_the_chunker_tiling():
+    text = rebuild_content(
+        [("# A\n\nOne two. ", 0), ("One two. Three.\n\n", 9), ("## B\n\nFour.", 0)]
+    )
     assert text == "# A\n\nOne two. Three.\n\n## B\n\nFour."
 
 

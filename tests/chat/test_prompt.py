@@ -73,3 +73,20 @@ def test_the_same_chunk_is_numbered_once_even_if_two_stages_return_it():
     same = hit(1, "Shared chunk.")
     prompt = prompt_for("q", result([same], expanded=[same]))
     assert [s.n for s in prompt.sources] == [1]
+
+
+def test_a_rejected_approach_found_by_the_primary_search_goes_to_the_warning_block():
+    found = result(
+        [
+            hit(1, "Memcached lacks persistence.", title="Rejected: Memcached",
+                canonical_type="rejected-approach", canonical_status="accepted"),
+            hit(2, "Redis Cluster is the standard cache.", title="ADR-0011",
+                canonical_type="decision", canonical_status="accepted"),
+        ]
+    )  # fmt: skip
+    prompt = prompt_for("Should we use Memcached?", found)
+    assert [(s.n, s.block) for s in prompt.sources] == [(1, "rejected"), (2, "context")]
+    rejected_part = prompt.user.split(REJECTED_HEADER, 1)[1].split(CONTEXT_HEADER, 1)[0]
+    assert "Memcached lacks persistence." in rejected_part
+    context_part = prompt.user.split(CONTEXT_HEADER, 1)[1]
+    assert "Memcached lacks persistence." not in context_part

@@ -124,3 +124,15 @@ def test_openapi_schema_is_served(alpha):
     response = alpha.client().get("/api/schema/", HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 200
     assert b"/api/auth/token" in response.content
+
+
+def test_navigation_offers_curation_only_to_editors(alpha):
+    make_user(alpha, "nav-reader", password="nav-pw-1", projects={"nav": "reader"})
+    make_user(alpha, "nav-editor", password="nav-pw-2", projects={"nav": "editor"})
+    reader, editor = alpha.client(), alpha.client()
+    reader.post("/login/", {"username": "nav-reader", "password": "nav-pw-1"})
+    editor.post("/login/", {"username": "nav-editor", "password": "nav-pw-2"})
+    reader_home, editor_home = reader.get("/").content, editor.get("/").content
+    assert b'href="/chat/"' in reader_home and b'href="/chat/"' in editor_home
+    assert b'href="/admin/"' not in reader_home
+    assert b'href="/admin/"' in editor_home
