@@ -59,9 +59,16 @@ with schema_context("faults"):
 """
 
 
-def _env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update({"EMBEDDED_DB_DIR": str(data_dir), "GROUNDWORK_TESTING": "1", "DEBUG": "1"})
+def _env(data_dir: Path, database_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "EMBEDDED_DB_DIR": str(data_dir),  # where the restart probe finds the server
+            "GROUNDWORK_TESTING": "1",
+            "DEBUG": "1",
+        }
+    )
     return env
 
 
@@ -81,18 +88,21 @@ def _django(script: str, env: dict[str, str]) -> dict:
 
 @pytest.fixture(scope="module")
 def fault_db(tmp_path_factory):
-    """A throwaway embedded server with one migrated tenant, `faults`."""
-    data_dir = tmp_path_factory.mktemp("faultdb") / "pg"
-    env = _env(data_dir)
-    token = _django(SETUP, env)["token"]
-    yield env, token
+    """A throwaway embedded server with one migrated tenant, `faults`.
+
+    This process owns the server for the whole module (the steps only connect to it), so
+    a killed client can never take it down or leave it half-attached.
+    """
+    import pgserver
     from pgserver import _commands
 
+    data_dir = tmp_path_factory.mktemp("faultdb") / "pg"
+    server = pgserver.get_server(str(data_dir), cleanup_mode=None)
+    env = _env(data_dir, server.get_uri())
+    token = _django(SETUP, env)["token"]
+    yield env, token
     kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
-    try:
-        _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=str(data_dir), **kwargs)
-    except subprocess.CalledProcessError:
-        pass  # already stopped by its last client
+    _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=str(data_dir), **kwargs)
 
 
 def test_the_request_after_a_database_restart_succeeds(fault_db):
@@ -122,10 +132,13 @@ def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_
     process = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:  # kill as soon as some documents are committed
         time.sleep(0.5)
-        if _django(CHECK_INDEX, env)["documents"] > 0 or process.poll() is not None:
+        if process.poll() is not None:
+            _, stderr = process.communicate()
+            pytest.fail(f"kb_ingest ended before it could be killed: {stderr.decode()[-2000:]}")
+        if _django(CHECK_INDEX, env)["documents"] > 0:
             break
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
