@@ -243,6 +243,8 @@ KB = {
     "EMBEDDING_MODEL": env_str("KB_EMBEDDING_MODEL", "text-embedding-3-small"),
     "EMBEDDING_API_KEY": env_str("KB_EMBEDDING_API_KEY"),
     "EMBEDDING_TIMEOUT": env_float("KB_EMBEDDING_TIMEOUT", 30.0),
+    # LRU of query/sentence vectors per process (0 disables)
+    "EMBEDDING_CACHE_SIZE": env_int("KB_EMBEDDING_CACHE_SIZE", 0 if TESTING else 4096),
     # Chunking
     "CHUNK_TARGET_TOKENS": env_int("KB_CHUNK_TARGET_TOKENS", 512),
     "CHUNK_MAX_TOKENS": env_int("KB_CHUNK_MAX_TOKENS", 768),

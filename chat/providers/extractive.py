@@ -176,10 +176,11 @@ class ExtractiveProvider:
         shortlist = sorted(candidates, key=lambda c: -c.score)[:MAX_EMBEDDED_SENTENCES]
         try:
             from kb.embeddings import get_embedder
+            from kb.embeddings.cache import embed_query_cached, embed_texts_cached
 
             embedder = get_embedder()
-            query = embedder.embed_query(question)
-            vectors = embedder.embed_documents([c.sentence for c in shortlist])
+            query = embed_query_cached(embedder, question)
+            vectors = embed_texts_cached(embedder, [c.sentence for c in shortlist])
         except Exception:  # noqa: BLE001 - meaning is a bonus; words alone still answer
             logger.warning("extractive provider: embedder unavailable, words only", exc_info=True)
             return candidates

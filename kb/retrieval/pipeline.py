@@ -133,9 +133,10 @@ def search(
     vector = list(query_vector) if query_vector is not None else None
     if vector is None:
         from kb.embeddings import EmbeddingError, get_embedder
+        from kb.embeddings.cache import embed_query_cached
 
         try:
-            vector = get_embedder().embed_query(arm_query)
+            vector = embed_query_cached(get_embedder(), arm_query)
         except EmbeddingError as exc:
             logger.warning("query embedding failed, keyword-only search: %s", exc)
             degraded.append(f"embedding failed ({exc}); keyword-only results")

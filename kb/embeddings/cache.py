@@ -1,0 +1,70 @@
+"""A bounded, process-wide LRU of embeddings for short, recurring texts (queries, sentences).
+
+Identical text gives an identical vector, so a repeated question or a sentence quoted again
+by the answer composer is not re-encoded. Ingestion does not use it (chunks are embedded once).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from django.conf import settings
+
+from kb.embeddings.base import Embedder
+
+_lock = threading.Lock()
+_entries: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+
+
+def _capacity() -> int:
+    return int(settings.KB.get("EMBEDDING_CACHE_SIZE", 0))
+
+
+def embed_texts_cached(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Vectors for `texts`, encoding only those not cached (in one batch)."""
+    capacity = _capacity()
+    if capacity <= 0:
+        return embedder.embed_documents(texts)
+    keys = [(embedder.name, text) for text in texts]
+    found: dict[tuple[str, str], list[float]] = {}
+    with _lock:
+        for key in keys:
+            vector = _entries.get(key)
+            if vector is not None:
+                _entries.move_to_end(key)
+                found[key] = vector
+    missing = list(dict.fromkeys(key for key in keys if key not in found))
+    if missing:
+        vectors = embedder.embed_documents([text for _, text in missing])
+        with _lock:
+            for key, vector in zip(missing, vectors, strict=True):
+                found[key] = vector
+                _entries[key] = vector
+                _entries.move_to_end(key)
+            while len(_entries) > capacity:
+                _entries.popitem(last=False)
+    return [found[key] for key in keys]
+
+
+def embed_query_cached(embedder: Embedder, text: str) -> list[float]:
+    """The query's vector, from the cache when the same text was embedded recently."""
+    if _capacity() <= 0:
+        return embedder.embed_query(text)
+    key = (embedder.name, text)
+    with _lock:
+        vector = _entries.get(key)
+        if vector is not None:
+            _entries.move_to_end(key)
+            return vector
+    vector = embedder.embed_query(text)
+    with _lock:
+        _entries[key] = vector
+        while len(_entries) > _capacity():
+            _entries.popitem(last=False)
+    return vector
+
+
+def clear_embedding_cache() -> None:
+    with _lock:
+        _entries.clear()
