@@ -149,6 +149,16 @@ def test_keyword_arm_matches_any_term_of_a_long_question(alpha, corpus):
     assert result.meta["search_strategy"]["fts_enabled"] is True
 
 
+def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha, corpus):
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        result = search(user=corpus["reader"], query="GW-4021", mode="keyword", min_similarity=0)
+        assert result.primary[0].slug == "rb-ingest-backlog"
+        cursor.execute("SELECT current_setting('enable_hashjoin')")
+        assert cursor.fetchone()[0] == "on"
+
+
 def test_modes_label_scores(alpha, corpus):
     dense = search(user=corpus["reader"], query="cache layer", mode="dense")
     assert dense.meta["search_strategy"]["fusion_method"] == "semantic_only"
