@@ -28,6 +28,7 @@ logger = logging.getLogger(__name__)
 REFUSAL_NO_CONTEXT = "no_relevant_context"
 REFUSAL_SELF = "llm_self_refusal"
 REFUSAL_UNGROUNDED = "ungrounded_answer"
+REFUSAL_SEARCH_DEGRADED = "embedding_unavailable"
 REFUSAL_MESSAGES = {
     REFUSAL_NO_CONTEXT: (
         "I couldn't find anything in the knowledge base that answers this, so I won't guess. "
@@ -40,6 +41,10 @@ REFUSAL_MESSAGES = {
     REFUSAL_UNGROUNDED: (
         "I could not produce an answer backed by citations from the documents, so I won't "
         "show one. Try asking it differently."
+    ),
+    REFUSAL_SEARCH_DEGRADED: (
+        "Semantic search is unavailable right now, so I can't look through the documents "
+        "properly and won't answer from partial results. Please try again in a few minutes."
     ),
 }
 TITLE_CHARS = 80
@@ -202,17 +207,30 @@ def message_stream(
         "relevance_level": result.meta.get("relevance_level"),
     }
 
+    if not result.meta.get("embedding_available", True):
+        # Keyword-only retrieval is fine for a search list, not for an answer: refuse with a
+        # typed reason before any provider call. Not a content gap: the documents may exist.
+        meta["latency_ms"] = _elapsed_ms(started)
+        yield _refuse(
+            REFUSAL_SEARCH_DEGRADED,
+            user=user,
+            conversation=conversation,
+            question=question,
+            meta=meta,
+            chunk_ids=[],
+            log_keys=log_keys,
+        )
+        return
+
     if not is_grounded(result):
         # Refused before any provider is called: nothing to ground an answer on.
         meta["latency_ms"] = _elapsed_ms(started)
         content_gap_record(question=question, project_keys=gap_keys)
-        yield _store_turn(
+        yield _refuse(
+            REFUSAL_NO_CONTEXT,
             user=user,
             conversation=conversation,
             question=question,
-            answer=REFUSAL_MESSAGES[REFUSAL_NO_CONTEXT],
-            citations=[],
-            refusal_reason=REFUSAL_NO_CONTEXT,
             meta=meta,
             chunk_ids=[],
             log_keys=log_keys,
@@ -278,13 +296,11 @@ def _finish_answer(
     if raw_answer == NO_GROUNDED_ANSWER or not raw_answer:
         meta["latency_ms"] = _elapsed_ms(started)
         content_gap_record(question=question, project_keys=gap_keys)
-        return _store_turn(
+        return _refuse(
+            REFUSAL_SELF,
             user=user,
             conversation=conversation,
             question=question,
-            answer=REFUSAL_MESSAGES[REFUSAL_SELF],
-            citations=[],
-            refusal_reason=REFUSAL_SELF,
             meta=meta,
             chunk_ids=chunk_ids,
             log_keys=log_keys,
@@ -295,13 +311,11 @@ def _finish_answer(
     if not check.valid:
         # An answer with no citation to a real source is not grounded: do not show it.
         content_gap_record(question=question, project_keys=gap_keys)
-        return _store_turn(
+        return _refuse(
+            REFUSAL_UNGROUNDED,
             user=user,
             conversation=conversation,
             question=question,
-            answer=REFUSAL_MESSAGES[REFUSAL_UNGROUNDED],
-            citations=[],
-            refusal_reason=REFUSAL_UNGROUNDED,
             meta=meta,
             chunk_ids=chunk_ids,
             log_keys=log_keys,
@@ -328,6 +342,30 @@ def _finish_answer(
 
 def _elapsed_ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
+
+
+def _refuse(
+    reason: str,
+    *,
+    user: AbstractBaseUser,
+    conversation: Conversation | None,
+    question: str,
+    meta: dict[str, Any],
+    chunk_ids: list[int],
+    log_keys: list[str],
+) -> TurnResult:
+    """Store a refusal turn: the human message for `reason`, no citations."""
+    return _store_turn(
+        user=user,
+        conversation=conversation,
+        question=question,
+        answer=REFUSAL_MESSAGES[reason],
+        citations=[],
+        refusal_reason=reason,
+        meta=meta,
+        chunk_ids=chunk_ids,
+        log_keys=log_keys,
+    )
 
 
 def _store_turn(

@@ -152,6 +152,12 @@ def semantic_arm(
     """
     params = (literal, *scope.params, literal, k)
     with transaction.atomic(), connection.cursor() as cursor:
+        # SET LOCAL outlives a savepoint: remember the caller's values and put them back.
+        cursor.execute(
+            "SELECT current_setting('hnsw.ef_search', true), current_setting('enable_sort'), "
+            "current_setting('enable_indexscan')"
+        )
+        saved = cursor.fetchone()
         cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, k))])
         # Steer the planner to the HNSW scan: with a misestimated visibility join (fresh
         # statistics after a bulk ingest) it would otherwise sort every visible vector.
@@ -163,6 +169,11 @@ def semantic_arm(
             cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
             cursor.execute(sql, params)
             rows = cursor.fetchall()
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', coalesce(%s, '40'), true), "
+            "set_config('enable_sort', %s, true), set_config('enable_indexscan', %s, true)",
+            list(saved),
+        )
     return _candidates(rows, arm="semantic")
 
 

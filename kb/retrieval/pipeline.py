@@ -131,6 +131,7 @@ def search(
     degraded: list[str] = []
 
     vector = list(query_vector) if query_vector is not None else None
+    embedding_available = True
     if vector is None:
         from kb.embeddings import EmbeddingError, get_embedder
         from kb.embeddings.cache import embed_query_cached
@@ -138,6 +139,7 @@ def search(
         try:
             vector = embed_query_cached(get_embedder(), arm_query)
         except EmbeddingError as exc:
+            embedding_available = False
             logger.warning("query embedding failed, keyword-only search: %s", exc)
             degraded.append(f"embedding failed ({exc}); keyword-only results")
 
@@ -252,6 +254,8 @@ def search(
         "rejected_count": len(rejected_hits),
         "runner_up_count": len(runner_hits),
         "retrieval_ms": round((time.perf_counter() - started) * 1000, 2),
+        # False when the query could not be embedded (results are keyword-only).
+        "embedding_available": embedding_available,
         "search_strategy": {
             "semantic_enabled": bool(semantic),
             "fts_enabled": keyword_ok,

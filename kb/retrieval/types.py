@@ -82,7 +82,7 @@ class SearchResult:
     # search_strategy {semantic_enabled, fts_enabled, fusion_method, graph_expansion_enabled,
     # rejected_injection_enabled, filters_applied}, retrieval_stats {candidates_pre_threshold,
     # candidates_post_threshold, min_score_used, max_score_used}, relevance_level, mode,
-    # degraded (list of human-readable notes, e.g. keyword arm failed)
+    # degraded (list of human-readable notes, e.g. keyword arm failed), embedding_available
 
     def to_dict(self) -> dict[str, Any]:
         return {

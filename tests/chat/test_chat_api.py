@@ -250,3 +250,29 @@ def test_the_same_project_key_in_another_tenant_sees_none_of_alphas_documents(
     user = make_user(beta, "chat-beta-reader", projects={HANDBOOK_KEY: "reader"})
     body = _post(beta, token_for(beta, user), {"question": FAILOVER}).json()
     assert body["refusal_reason"] == "no_relevant_context"
+
+
+def test_embedding_provider_down_refuses_with_a_typed_reason_before_the_provider(
+    answerable, alpha, reader, recording_provider, settings
+):
+    from kb.embeddings import reset_embedders
+
+    settings.KB = {
+        **settings.KB,
+        "EMBEDDING_PROVIDER": "openai",
+        "EMBEDDING_BASE_URL": "http://127.0.0.1:9/v1",  # nothing listens on the discard port
+        "EMBEDDING_API_KEY": "x",
+        "EMBEDDING_TIMEOUT": 2.0,
+    }
+    reset_embedders()
+    try:
+        response = _post(alpha, reader[1], {"question": FAILOVER})
+    finally:
+        reset_embedders()
+    assert response.status_code == 200
+    body = response.json()
+    assert body["refusal_reason"] == "embedding_unavailable"
+    assert body["citations"] == []
+    assert "try again" in body["answer"]
+    assert recording_provider.calls == []
+    assert not ContentGap.objects.filter(normalised_question=normalise_question(FAILOVER)).exists()

@@ -159,6 +159,22 @@ def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha,
         assert cursor.fetchone()[0] == "on"
 
 
+def test_semantic_arm_planner_hints_do_not_leak_into_the_callers_transaction(alpha, corpus):
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('hnsw.ef_search', true)")
+        ef_before = cursor.fetchone()[0]
+        search(user=corpus["reader"], query="cache layer", mode="dense")
+        cursor.execute(
+            "SELECT current_setting('enable_sort'), current_setting('enable_indexscan'), "
+            "current_setting('hnsw.ef_search', true)"
+        )
+        sort, indexscan, ef_after = cursor.fetchone()
+        assert (sort, indexscan) == ("on", "on")
+        assert ef_after == (ef_before or "40")
+
+
 def test_modes_label_scores(alpha, corpus):
     dense = search(user=corpus["reader"], query="cache layer", mode="dense")
     assert dense.meta["search_strategy"]["fusion_method"] == "semantic_only"
@@ -254,6 +270,7 @@ def test_embedding_failure_degrades_to_keyword_only(alpha, corpus, settings):
     assert result.primary[0].cosine is None
     assert result.meta["search_strategy"]["semantic_enabled"] is False
     assert any("embedding" in note for note in result.meta["degraded"])
+    assert result.meta["embedding_available"] is False
     assert result.rejected == ()  # injection needs a query vector
 
 
