@@ -49,6 +49,7 @@ class ChatApi(APIView):
             origin = serializers.CharField()
             preview_url = serializers.CharField()
             canonical_status = serializers.CharField(allow_null=True)
+            canonical_type = serializers.CharField(allow_null=True)
 
         answer = serializers.CharField()
         citations = CitationSerializer(many=True)

@@ -69,4 +69,5 @@ def citation_payload(source: PromptSource, *, preview_url: str) -> dict[str, Any
         "origin": hit.origin,
         "preview_url": preview_url,
         "canonical_status": hit.canonical_status,
+        "canonical_type": hit.canonical_type,
     }

@@ -58,7 +58,7 @@ def test_a_handbook_question_gets_a_cited_answer(answerable, alpha, reader):
         assert citation["preview_url"] == f"/api/kb/documents/{citation['document_id']}/preview"
         assert set(citation) == {
             "n", "document_id", "chunk_id", "title", "slug", "project_key", "heading_path",
-            "excerpt", "origin", "preview_url", "canonical_status",
+            "excerpt", "origin", "preview_url", "canonical_status", "canonical_type",
         }  # fmt: skip
     meta = body["meta"]
     assert meta["provider"] == "extractive"

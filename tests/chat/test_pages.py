@@ -189,7 +189,7 @@ def test_a_session_of_one_tenant_means_nothing_at_another(alpha, beta, reader):
     assert response.status_code == 302 and "/login/" in response["Location"]
 
 
-def _citation(n: int, title: str, status: str, origin: str) -> dict:
+def _citation(n: int, title: str, status: str, origin: str, kind: str | None = None) -> dict:
     return {
         "n": n,
         "document_id": 1000 + n,
@@ -202,7 +202,26 @@ def _citation(n: int, title: str, status: str, origin: str) -> dict:
         "origin": origin,
         "preview_url": f"/api/kb/documents/{1000 + n}/preview",
         "canonical_status": status,
+        "canonical_type": kind,
     }
+
+
+def test_a_rejected_approach_found_by_the_primary_search_is_still_a_warning(alpha, reader):
+    conversation = Conversation.objects.create(user=reader, title="memcached")
+    Message.objects.create(
+        conversation=conversation,
+        role="assistant",
+        content="Redis Cluster is the cache [2]. ⚠ Note: Memcached was rejected [1].",
+        citations=[
+            _citation(1, "Rejected: Memcached", "accepted", "primary", "rejected-approach"),
+            _citation(2, "ADR-0011 Redis Cluster", "accepted", "primary", "decision"),
+        ],
+    )
+    html = _client(alpha, reader).get(f"/chat/c/{conversation.pk}/").content.decode()
+    warning = re.search(r'<div class="rejected-warning".*?</div>', html, re.S).group(0)
+    assert "Rejected: Memcached" in warning
+    chips = html[html.index('class="citations"') : html.index('class="rejected-warning"')]
+    assert "ADR-0011 Redis Cluster" in chips and "Rejected: Memcached" not in chips
 
 
 def test_a_conversation_keeps_its_project_filter(alpha, reader):
