@@ -10,8 +10,8 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from chat.models import ChatLog, ContentGap, Conversation, Message
-from chat.preview import rebuild_content, render_markdown
 from kb.models import Chunk
+from kb.rendering import rebuild_content, render_markdown
 from kb.selectors import document_get_visible
 from portal.access.models import Project
 

@@ -1,6 +1,6 @@
 """Documents as retrieval saw them: text rebuilt from the chunks, HTML that cannot run script.
 
-One implementation for every surface that shows document bytes (chat preview, curation).
+One implementation for every surface that shows document bytes (chat preview, curation console).
 """
 
 from __future__ import annotations

@@ -37,19 +37,15 @@ def embed_texts_cached(embedder: Embedder, texts: list[str]) -> list[list[float]
     missing = list(dict.fromkeys(key for key in keys if key not in found))
     if missing:
         vectors = embedder.embed_documents([text for _, text in missing])
-        with _lock:
-            for key, vector in zip(missing, vectors, strict=True):
-                found[key] = vector
-                _entries[key] = vector
-                _entries.move_to_end(key)
-            while len(_entries) > capacity:
-                _entries.popitem(last=False)
+        found.update(zip(missing, vectors, strict=True))
+        _store(dict(zip(missing, vectors, strict=True)), capacity)
     return [found[key] for key in keys]
 
 
 def embed_query_cached(embedder: Embedder, text: str) -> list[float]:
     """The query's vector, from the cache when the same text was embedded recently."""
-    if _capacity() <= 0:
+    capacity = _capacity()
+    if capacity <= 0:
         return embedder.embed_query(text)
     key = (embedder.name, text)
     with _lock:
@@ -58,11 +54,18 @@ def embed_query_cached(embedder: Embedder, text: str) -> list[float]:
             _entries.move_to_end(key)
             return vector
     vector = embedder.embed_query(text)
-    with _lock:
-        _entries[key] = vector
-        while len(_entries) > _capacity():
-            _entries.popitem(last=False)
+    _store({key: vector}, capacity)
     return vector
+
+
+def _store(vectors: dict[tuple[str, str], list[float]], capacity: int) -> None:
+    """Insert as most recent, then evict the least recently used beyond `capacity`."""
+    with _lock:
+        for key, vector in vectors.items():
+            _entries[key] = vector
+            _entries.move_to_end(key)
+        while len(_entries) > capacity:
+            _entries.popitem(last=False)
 
 
 def clear_embedding_cache() -> None:

@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 import pytest
 from django.utils import timezone
 
-from chat.preview import rebuild_content, render_markdown, sanitise_html
 from kb.models import Chunk, Document
+from kb.rendering import rebuild_content, render_markdown, sanitise_html
 from portal.access.models import Project
 from tests.conftest import make_user, token_for
 
