@@ -1,17 +1,13 @@
-"""Curation API: the document detail endpoint extended with the status workflow, plus
+"""Curation API: the editor kb's document PATCH goes through (status workflow, audit), plus
 supersede and history. Same services and audit trail as the admin console (source "api")."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from drf_spectacular.utils import (
-    OpenApiResponse,
-    extend_schema,
-    extend_schema_serializer,
-    inline_serializer,
-)
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -22,7 +18,8 @@ from rest_framework.views import APIView
 from canonical import selectors, services
 from canonical.models import ChangeSource
 from canonical.transitions import CurationError
-from kb.apis_documents import DocumentDetailApi, DocumentOutputSerializer
+from kb.apis_documents import DocumentOutputSerializer
+from kb.curation import DocumentEditor
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible
 
@@ -36,45 +33,33 @@ def _curation_error(exc: CurationError) -> ValidationError:
     return ValidationError({exc.field: [str(exc)]})
 
 
-class RecordDetailApi(DocumentDetailApi):
-    """Read, curate (metadata and the canonical workflow) or soft-delete one document."""
+def record_edit_fields() -> dict[str, serializers.Field]:
+    """The PATCH fields curation adds to kb's document endpoint (see kb.curation)."""
+    return {
+        "canonical_status": serializers.ChoiceField(choices=CanonicalStatus.values),
+        "retrieval_priority": serializers.IntegerField(min_value=0, max_value=100),
+        "canonical_type": serializers.ChoiceField(choices=CanonicalType.values),
+        "reason": serializers.CharField(max_length=2000, allow_blank=True),
+    }
 
-    @extend_schema_serializer(component_name="KbRecordUpdateInput")
-    class InputSerializer(DocumentDetailApi.InputSerializer):
-        canonical_status = serializers.ChoiceField(choices=CanonicalStatus.values)
-        retrieval_priority = serializers.IntegerField(min_value=0, max_value=100)
-        canonical_type = serializers.ChoiceField(choices=CanonicalType.values)
-        reason = serializers.CharField(max_length=2000, allow_blank=True)
 
-    def perform_update(
-        self, *, request: Request, document: Document, data: dict[str, Any]
-    ) -> Document:
-        """Every change through the curation services, audited with source "api"."""
-        changes = {key: value for key, value in data.items() if key != "reason"}
-        try:
-            with transaction.atomic():
-                return services.record_apply_changes(
-                    document=document,
-                    changes=changes,
-                    actor=request.user,
-                    reason=data.get("reason", ""),
-                    source=API,
-                )
-        except CurationError as exc:
-            raise _curation_error(exc) from exc
+def record_edit_apply(document: Document, data: dict[str, Any], user: AbstractBaseUser) -> Document:
+    """Every PATCH change through the curation services, audited with source "api"."""
+    changes = {key: value for key, value in data.items() if key != "reason"}
+    try:
+        with transaction.atomic():
+            return services.record_apply_changes(
+                document=document,
+                changes=changes,
+                actor=user,
+                reason=data.get("reason", ""),
+                source=API,
+            )
+    except CurationError as exc:
+        raise _curation_error(exc) from exc
 
-    @extend_schema(
-        request=InputSerializer,
-        responses={
-            200: DocumentOutputSerializer,
-            400: FIELD_ERRORS,
-            403: FORBIDDEN,
-            404: NOT_FOUND,
-        },
-        summary="Curate a document: metadata, canonical status, type and retrieval priority",
-    )
-    def patch(self, request: Request, document_id: int) -> Response:
-        return super().patch(request, document_id)
+
+RECORD_EDITOR = DocumentEditor(fields=record_edit_fields, apply=record_edit_apply)
 
 
 class RecordSupersedeApi(APIView):
@@ -162,4 +147,4 @@ class RecordHistoryApi(APIView):
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
 
 
-__all__ = ["RecordDetailApi", "RecordHistoryApi", "RecordSupersedeApi"]
+__all__ = ["RECORD_EDITOR", "RecordHistoryApi", "RecordSupersedeApi"]

@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kb.curation import METADATA_FIELDS, registered_editor
 from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
@@ -28,7 +29,6 @@ from portal.access.selectors import project_get_visible, user_can_edit
 
 NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
 FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
-METADATA_FIELDS = ("title", "tags", "summary", "owners")
 
 
 @extend_schema_serializer(component_name="KbDocument")
@@ -203,29 +203,42 @@ class DocumentListApi(APIView):
         return Response(body, status=code)
 
 
-class DocumentDetailApi(APIView):
-    """Read, curate (PATCH metadata) or soft-delete one document.
+@extend_schema_serializer(component_name="KbRecordUpdateInput")
+class DocumentUpdateSerializer(serializers.Serializer):
+    # kb's metadata fields plus those of the registered curation layer (kb.curation).
+    title = serializers.CharField(max_length=500)
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
+    )
+    summary = serializers.CharField(max_length=10_000, allow_blank=True)
+    owners = serializers.ListField(
+        child=serializers.CharField(max_length=200), max_length=100, allow_empty=True
+    )
 
-    Subclasses (the canonical app) extend `InputSerializer` and override `perform_update`.
-    """
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        editor = registered_editor()
+        if editor is not None:
+            fields.update(editor.fields())
+        return fields
+
+
+class DocumentDetailApi(APIView):
+    """Read, curate (metadata and the canonical workflow) or soft-delete one document."""
+
+    # A PATCH goes through the curation layer registered in kb.curation when there is one
+    # (status workflow and audit trail), else it changes the metadata fields only.
 
     OutputSerializer = DocumentOutputSerializer
-
-    @extend_schema_serializer(component_name="KbDocumentMetadataInput")
-    class InputSerializer(serializers.Serializer):
-        title = serializers.CharField(max_length=500)
-        tags = serializers.ListField(
-            child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
-        )
-        summary = serializers.CharField(max_length=10_000, allow_blank=True)
-        owners = serializers.ListField(
-            child=serializers.CharField(max_length=200), max_length=100, allow_empty=True
-        )
+    InputSerializer = DocumentUpdateSerializer
 
     def perform_update(
         self, *, request: Request, document: Document, data: dict[str, Any]
     ) -> Document:
-        """Apply validated fields; the hook subclasses extend."""
+        """Apply validated fields through the curation layer, or kb's metadata service."""
+        editor = registered_editor()
+        if editor is not None:
+            return editor.apply(document, data, request.user)
         fields = {key: data[key] for key in METADATA_FIELDS if key in data}
         return document_update_metadata(document=document, **fields)
 
@@ -241,14 +254,15 @@ class DocumentDetailApi(APIView):
         return self._output(request, document_id)
 
     @extend_schema(
-        operation_id="kb_document_partial_update",
+        operation_id="kb_documents_partial_update",
         request=InputSerializer,
         responses={
             200: DocumentOutputSerializer,
-            400: OpenApiResponse(description="Field errors"),
+            400: OpenApiResponse(description="Field errors, e.g. an invalid status transition"),
             403: FORBIDDEN,
             404: NOT_FOUND,
         },
+        summary="Curate a document: metadata, canonical status, type and retrieval priority",
     )
     def patch(self, request: Request, document_id: int) -> Response:
         document = document_get_editable(request.user, document_id)

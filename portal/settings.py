@@ -216,7 +216,6 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Grounded search and chat over a tenant's knowledge base.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "PREPROCESSING_HOOKS": ["portal.schema.drop_shadowed_endpoints"],
 }
 
 # --- Logging -----------------------------------------------------------------------------
