@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kb.curation import METADATA_FIELDS, registered_editor
+from kb.filters import SearchFilters
 from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
@@ -150,15 +151,15 @@ class DocumentListApi(APIView):
         filters.is_valid(raise_exception=True)
         data = filters.validated_data
         tags = [tag.strip() for tag in data.get("tags", "").split(",") if tag.strip()]
-        documents = document_list(
-            user=request.user,
-            project_key=data.get("project_key"),
-            tags=tags or None,
-            source_type=data.get("source_type"),
-            canonical_type=data.get("canonical_type"),
-            canonical_status=data.get("canonical_status"),
-            q=data.get("q"),
+        filters = SearchFilters(
+            project_keys=(data["project_key"],) if data.get("project_key") else (),
+            tags=tuple(tags),
+            source_types=(data["source_type"],) if data.get("source_type") else (),
+            canonical_types=(data["canonical_type"],) if data.get("canonical_type") else (),
+            canonical_statuses=(data["canonical_status"],) if data.get("canonical_status") else (),
+            title_contains=data.get("q", ""),
         )
+        documents = document_list(user=request.user, filters=filters)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(documents, request, view=self)
         return paginator.get_paginated_response(DocumentOutputSerializer(page, many=True).data)
