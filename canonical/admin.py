@@ -26,22 +26,22 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from canonical import selectors, services
-from canonical.models import CanonicalRecord, ChangeSource, RecordChange
-from canonical.transitions import (
-    CurationError,
-    check_priority,
-    check_transition,
-)
-from kb.models import CanonicalStatus, Document, Edge, EdgeType
+from canonical.models import AuditContext, CanonicalRecord, ChangeSource, RecordChange
+from canonical.transitions import CurationError, change_errors
+from kb.models import Document, Edge, EdgeType
 from portal.access.models import Membership, Project, Role
 from portal.admin_site import site
 
-ADMIN = ChangeSource.ADMIN
 CURATABLE_EDGE_TYPES = [
     (value, label)
     for value, label in EdgeType.choices
     if value not in {EdgeType.SUPERSEDES, EdgeType.INVALIDATED_BY}
 ]
+
+
+def _by(request: HttpRequest, reason: str = "") -> AuditContext:
+    """The audit context of a change made in the console."""
+    return AuditContext(actor=request.user, source=ChangeSource.ADMIN, reason=reason)
 
 
 def _active(request: HttpRequest) -> bool:
@@ -62,56 +62,30 @@ class NotFoundOutOfScopeMixin:
 # --- Canonical records -------------------------------------------------------------------
 
 
-def validate_record_changes(
-    *, instance: Document, cleaned: dict[str, Any], changed: list[str]
-) -> dict[str, str]:
-    """Dry-run the workflow rules for a form's changes; field -> error message."""
-    errors: dict[str, str] = {}
-    new_type = cleaned.get("canonical_type", instance.canonical_type)
-    if "canonical_type" in changed and instance.canonical_type and not new_type:
-        errors["canonical_type"] = "A canonical record keeps its type; archive it instead."
-    if "canonical_status" in changed:
-        status = cleaned.get("canonical_status")
-        # A new type turns a plain document into a draft before the status applies.
-        current = instance.canonical_status
-        if "canonical_type" in changed and new_type and not current:
-            current = CanonicalStatus.DRAFT
-        if not status:
-            errors["canonical_status"] = "The status cannot be cleared."
-        elif not new_type:
-            errors["canonical_status"] = "Give the document a canonical type first."
-        elif status == CanonicalStatus.SUPERSEDED:
-            errors["canonical_status"] = (
-                "Supersede a record with the “Supersede…” action, which names its successor."
-            )
-        elif status != current:
-            try:
-                check_transition(current, status)
-            except CurationError as exc:
-                errors["canonical_status"] = str(exc)
-    if "retrieval_priority" in changed:
-        try:
-            check_priority(cleaned.get("retrieval_priority"))
-        except CurationError as exc:
-            errors["retrieval_priority"] = str(exc)
-    return errors
+WORKFLOW_FIELDS = ("canonical_type", "canonical_status", "retrieval_priority")
 
 
 class RecordFormMixin:
-    """Validation through the workflow table, before anything is saved."""
+    """Validation through the workflow rules (canonical.transitions), before anything is saved."""
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()  # type: ignore[misc]
-        errors = validate_record_changes(
-            instance=self.instance,  # type: ignore[attr-defined]
-            cleaned=cleaned,
-            changed=self.changed_data,  # type: ignore[attr-defined]
+        instance = self.instance  # type: ignore[attr-defined]
+        changes = {
+            name: cleaned.get(name)
+            for name in WORKFLOW_FIELDS
+            if name in self.changed_data  # type: ignore[attr-defined]
+        }
+        errors = change_errors(
+            canonical_type=instance.canonical_type,
+            canonical_status=instance.canonical_status,
+            changes=changes,
         )
-        for field, message in errors.items():
+        for field, error in errors.items():
             if field in self.fields:  # type: ignore[attr-defined]
-                self.add_error(field, message)  # type: ignore[attr-defined]
+                self.add_error(field, str(error))  # type: ignore[attr-defined]
             else:
-                self.add_error(None, message)  # type: ignore[attr-defined]
+                self.add_error(None, str(error))  # type: ignore[attr-defined]
         return cleaned
 
 
@@ -304,9 +278,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         services.record_apply_changes(
             document=Document.objects.get(pk=obj.pk),
             changes=changes,
-            actor=request.user,
-            reason=data.get("reason", ""),
-            source=ADMIN,
+            by=_by(request, data.get("reason", "")),
         )
         # The admin's own log and redirect read `obj`; give it the saved values.
         obj.refresh_from_db()
@@ -325,7 +297,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         done, failed = 0, []
         for document in queryset:
             try:
-                service(document=document, actor=request.user, source=ADMIN)
+                service(document=document, by=_by(request))
             except CurationError as exc:
                 failed.append(f"{document.slug}: {exc}")
             else:
@@ -377,9 +349,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
                         services.record_supersede(
                             old=document,
                             new=successor,
-                            actor=request.user,
-                            reason=reason,
-                            source=ADMIN,
+                            by=_by(request, reason),
                         )
                     except CurationError as exc:
                         self.message_user(
@@ -471,9 +441,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
                 document=document,
                 target=form.cleaned_data["target"],
                 edge_type=form.cleaned_data["edge_type"],
-                actor=request.user,
-                reason=form.cleaned_data["reason"],
-                source=ADMIN,
+                by=_by(request, form.cleaned_data["reason"]),
             )
         except CurationError as exc:
             self.message_user(request, f"Edge not added: {exc}", messages.ERROR)
@@ -500,7 +468,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
                 messages.ERROR,
             )
             return self._record_page(document)
-        services.record_edge_remove(edge=edge, actor=request.user, source=ADMIN)
+        services.record_edge_remove(edge=edge, by=_by(request))
         self.message_user(request, "Edge removed.", messages.SUCCESS)
         return self._record_page(document)
 

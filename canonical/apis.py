@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canonical import selectors, services
-from canonical.models import ChangeSource
+from canonical.models import AuditContext, ChangeSource
 from canonical.transitions import CurationError
 from kb.apis_documents import DocumentOutputSerializer
 from kb.curation import DocumentEditor
@@ -26,7 +26,6 @@ from kb.selectors import document_get_editable, document_get_visible
 NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
 FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
 FIELD_ERRORS = OpenApiResponse(description="Field errors, e.g. an invalid status transition")
-API = ChangeSource.API
 
 
 def _curation_error(exc: CurationError) -> ValidationError:
@@ -51,9 +50,7 @@ def record_edit_apply(document: Document, data: dict[str, Any], user: AbstractBa
             return services.record_apply_changes(
                 document=document,
                 changes=changes,
-                actor=user,
-                reason=data.get("reason", ""),
-                source=API,
+                by=AuditContext(actor=user, source=ChangeSource.API, reason=data.get("reason", "")),
             )
     except CurationError as exc:
         raise _curation_error(exc) from exc
@@ -92,9 +89,9 @@ class RecordSupersedeApi(APIView):
             services.record_supersede(
                 old=document,
                 new=successor_doc,
-                actor=request.user,
-                reason=data.get("reason", ""),
-                source=API,
+                by=AuditContext(
+                    actor=request.user, source=ChangeSource.API, reason=data.get("reason", "")
+                ),
             )
         except CurationError as exc:
             raise _curation_error(exc) from exc

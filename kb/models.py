@@ -59,6 +59,22 @@ class EvidenceTier(models.TextChoices):
     AUTO = "auto", "Auto-generated"
 
 
+def is_canonical(canonical_type: str | None, canonical_status: str | None) -> bool:
+    """A canonical record has both a type and a status (the one definition)."""
+    return bool(canonical_type and canonical_status)
+
+
+def evidence_tier_for(
+    *, canonical_type: str | None, canonical_status: str | None, generation_source: str
+) -> str:
+    """The tier a document earns: auto-generated, curated canonical record, or plain document."""
+    if generation_source == GenerationSource.AUTO:
+        return EvidenceTier.AUTO
+    if is_canonical(canonical_type, canonical_status):
+        return EvidenceTier.CANONICAL
+    return EvidenceTier.DOCUMENT
+
+
 class EdgeType(models.TextChoices):
     RELATED_TO = "related_to"
     SUPERSEDES = "supersedes"
@@ -170,7 +186,7 @@ class Document(models.Model):
 
     @property
     def is_canonical(self) -> bool:
-        return bool(self.canonical_type and self.canonical_status)
+        return is_canonical(self.canonical_type, self.canonical_status)
 
     @property
     def project_key(self) -> str:

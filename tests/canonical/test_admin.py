@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from canonical.models import RecordChange
+from canonical.models import AuditContext, RecordChange
 from kb.models import Chunk, Document, Edge
 from tests.canonical.conftest import make_doc
 from tests.conftest import make_user
@@ -329,8 +329,12 @@ def test_project_admin_manages_memberships_of_their_projects_only(alpha, client_
 def test_audit_admin_is_read_only_and_scoped(client_for, editor, records):
     from canonical import services
 
-    services.record_deprecate(document=records["a1"], actor=None, actor_name="seed")
-    services.record_deprecate(document=records["b1"], actor=None, actor_name="seed")
+    services.record_deprecate(
+        document=records["a1"], by=AuditContext(actor=None, actor_name="seed")
+    )
+    services.record_deprecate(
+        document=records["b1"], by=AuditContext(actor=None, actor_name="seed")
+    )
     mine = RecordChange.objects.get(document=records["a1"])
     theirs = RecordChange.objects.get(document=records["b1"])
     client = client_for(editor)
