@@ -7,10 +7,9 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -22,10 +21,7 @@ from kb.apis_documents import DocumentOutputSerializer
 from kb.curation import DocumentEditor
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible
-
-NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
-FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
-FIELD_ERRORS = OpenApiResponse(description="Field errors, e.g. an invalid status transition")
+from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
 
 
 def _curation_error(exc: CurationError) -> ValidationError:
@@ -100,16 +96,10 @@ class RecordSupersedeApi(APIView):
         )
 
 
-class HistoryPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-
 class RecordHistoryApi(APIView):
     """The audit trail of a visible record, newest first."""
 
-    pagination_class = HistoryPagination
+    pagination_class = Pagination
 
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
@@ -123,15 +113,7 @@ class RecordHistoryApi(APIView):
 
     @extend_schema(
         responses={
-            200: inline_serializer(
-                "RecordHistoryPage",
-                {
-                    "count": serializers.IntegerField(),
-                    "next": serializers.URLField(allow_null=True),
-                    "previous": serializers.URLField(allow_null=True),
-                    "results": OutputSerializer(many=True),
-                },
-            ),
+            200: page_serializer("RecordHistoryPage", OutputSerializer(many=True)),
             404: NOT_FOUND,
         },
         summary="History of a record (audit trail), newest first",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.urls import reverse
@@ -20,8 +19,7 @@ from canonical.rendering import (
 from canonical.transitions import SUCCESSOR_STATUSES
 from kb.models import Document, Edge
 from kb.rendering import rebuild_content
-
-AnyUser = AbstractBaseUser | AnonymousUser
+from portal.access.selectors import AnyUser
 
 
 def record_list_editable(*, user: AnyUser) -> QuerySet[Document]:

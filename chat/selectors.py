@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -14,8 +13,7 @@ from kb.models import Chunk
 from kb.rendering import rebuild_content, render_markdown
 from kb.selectors import document_get_visible
 from portal.access.models import Project
-
-AnyUser = AbstractBaseUser | AnonymousUser
+from portal.access.selectors import AnyUser
 
 
 def conversation_list(*, user: AnyUser, limit: int = 50) -> list[Conversation]:

@@ -13,7 +13,6 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,9 +26,7 @@ from kb.services import document_ingest, document_soft_delete, document_update_m
 from kb.services import ingest_summary as build_ingest_summary
 from portal.access.models import PROJECT_KEY_VALIDATOR
 from portal.access.selectors import project_get_visible, user_can_edit
-
-NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
-FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
+from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
 
 
 @extend_schema_serializer(component_name="KbDocument")
@@ -70,28 +67,10 @@ class IngestSummarySerializer(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
-class DocumentPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-
-def _document_page_serializer() -> serializers.Serializer:
-    return inline_serializer(
-        "KbDocumentPage",
-        {
-            "count": serializers.IntegerField(),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-            "results": DocumentOutputSerializer(many=True),
-        },
-    )
-
-
 class DocumentListApi(APIView):
     """List visible documents (filters, pages); ingest a document into a project."""
 
-    pagination_class = DocumentPagination
+    pagination_class = Pagination
 
     @extend_schema_serializer(component_name="KbDocumentFilters")
     class FilterSerializer(serializers.Serializer):
@@ -143,7 +122,7 @@ class DocumentListApi(APIView):
     @extend_schema(
         operation_id="kb_documents_list",
         parameters=[FilterSerializer],
-        responses={200: _document_page_serializer()},
+        responses={200: page_serializer("KbDocumentPage", DocumentOutputSerializer(many=True))},
         summary="List documents you can read",
     )
     def get(self, request: Request) -> Response:
@@ -259,7 +238,7 @@ class DocumentDetailApi(APIView):
         request=InputSerializer,
         responses={
             200: DocumentOutputSerializer,
-            400: OpenApiResponse(description="Field errors, e.g. an invalid status transition"),
+            400: FIELD_ERRORS,
             403: FORBIDDEN,
             404: NOT_FOUND,
         },

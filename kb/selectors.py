@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, QuerySet
 from django.http import Http404
 
 from kb.filters import SearchFilters
 from kb.models import Document
-from portal.access.selectors import user_can_edit
-
-AnyUser = AbstractBaseUser | AnonymousUser
+from portal.access.selectors import AnyUser, user_can_edit
 
 
 def _with_counts(queryset: QuerySet[Document]) -> QuerySet[Document]:
