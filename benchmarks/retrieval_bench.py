@@ -35,11 +35,11 @@ from django_tenants.utils import schema_context  # noqa: E402
 from kb.evaluation.datasets import load_beir  # noqa: E402
 from kb.evaluation.metrics import doc_run, evaluate, latency_summary  # noqa: E402
 from kb.evaluation.runner import embed_queries, run_modes  # noqa: E402
-from kb.management.commands.kb_benchmark import acting_user  # noqa: E402
 from kb.models import Chunk, Document  # noqa: E402
 from kb.retrieval import SearchFilters, search  # noqa: E402
 from kb.retrieval.arms import vector_literal  # noqa: E402
 from portal.access.models import Project  # noqa: E402
+from portal.commands import acting_user  # noqa: E402
 
 WORD = re.compile(r"\w+")
 

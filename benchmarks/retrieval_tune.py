@@ -28,9 +28,9 @@ from django_tenants.utils import schema_context  # noqa: E402
 
 from kb.evaluation.datasets import load_beir  # noqa: E402
 from kb.evaluation.runner import run_modes  # noqa: E402
-from kb.management.commands.kb_benchmark import acting_user  # noqa: E402
 from kb.models import Document  # noqa: E402
 from kb.retrieval import SearchFilters  # noqa: E402
+from portal.commands import acting_user  # noqa: E402
 
 
 def main() -> None:

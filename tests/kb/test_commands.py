@@ -130,3 +130,18 @@ def test_kb_check_fails_on_unembedded_or_non_unit_vectors_and_missing_index(
     assert report["max_norm_deviation"] > 1
     assert report["indexes"]["hnsw_embedding_cosine"] is False
     assert len(report["problems"]) == 3
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("kb_search", "cache", "--tenant"),
+        ("kb_check", "--tenant"),
+        ("kb_benchmark", "--goldset", "missing.jsonl", "--tenant"),
+    ],
+)
+@pytest.mark.parametrize("schema", ["public", "nosuchtenant"])
+def test_every_kb_command_enters_a_tenant_the_same_way(alpha, args, schema):
+    """One helper: unknown schemas and the public schema are refused alike."""
+    with pytest.raises(CommandError, match="No tenant with schema"):
+        call_command(*args, schema)

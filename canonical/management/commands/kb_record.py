@@ -12,8 +12,7 @@ from canonical import services
 from canonical.models import AuditContext, ChangeSource
 from canonical.transitions import CurationError
 from kb.models import Document
-from portal.tenants.selectors import tenant_scope
-from portal.tenants.services import TenantError
+from portal.commands import command_tenant
 
 
 def _default_actor() -> str:
@@ -48,7 +47,7 @@ class Command(BaseCommand):
             source=ChangeSource.CLI,
         )
         try:
-            with tenant_scope(str(options["tenant"])):
+            with command_tenant(str(options["tenant"])):
                 document = self._record(project, slug)
                 if options["status"]:
                     services.record_set_status(
@@ -64,7 +63,7 @@ class Command(BaseCommand):
                 else:
                     services.record_restore(document=document, by=by)
                 document.refresh_from_db()
-        except (TenantError, CurationError) as exc:
+        except CurationError as exc:
             raise CommandError(str(exc)) from exc
         state = {
             "id": document.pk,
