@@ -1,4 +1,4 @@
-"""The editors' console: canonical records, their history, and access administration.
+"""The editors' console: canonical records and their history (access is in portal.access).
 
 Editors are not Django staff and hold no model permissions, so every permission here is
 decided by project roles (`Document.objects.editable_by(user)`), never by django.contrib.auth
@@ -13,9 +13,6 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import GroupAdmin, UserAdmin
-from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -29,8 +26,8 @@ from canonical import selectors, services
 from canonical.models import AuditContext, CanonicalRecord, ChangeSource, RecordChange
 from canonical.transitions import CurationError, change_errors
 from kb.models import Document, Edge, EdgeType
-from portal.access.models import Membership, Project, Role
-from portal.admin_site import site
+from portal.access.models import Project
+from portal.admin_site import NotFoundOutOfScopeMixin, site
 
 CURATABLE_EDGE_TYPES = [
     (value, label)
@@ -42,21 +39,6 @@ CURATABLE_EDGE_TYPES = [
 def _by(request: HttpRequest, reason: str = "") -> AuditContext:
     """The audit context of a change made in the console."""
     return AuditContext(actor=request.user, source=ChangeSource.ADMIN, reason=reason)
-
-
-def _active(request: HttpRequest) -> bool:
-    user = request.user
-    return bool(user.is_authenticated and user.is_active)
-
-
-class NotFoundOutOfScopeMixin:
-    """Out-of-scope (or missing) object URLs are 404s, not the admin's redirect to the index."""
-
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
-        obj = super().get_object(request, object_id, from_field)  # type: ignore[misc]
-        if obj is None:
-            raise Http404
-        return obj
 
 
 # --- Canonical records -------------------------------------------------------------------
@@ -166,8 +148,6 @@ class CurationPermissionsMixin:
     admin_site: admin.AdminSite
 
     def _may_curate(self, request: HttpRequest, obj: Document | None = None) -> bool:
-        if not _active(request):
-            return False
         if obj is None:
             return self.admin_site.has_permission(request)
         document_id = getattr(obj, "document_id", None) or obj.pk
@@ -501,81 +481,3 @@ class RecordChangeAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin
     def record(self, change: RecordChange) -> str:
         url = reverse("admin:canonical_canonicalrecord_change", args=[change.document_id])
         return format_html('<a href="{}">{}</a>', url, change.document.slug)
-
-
-# --- Access: users and groups (superusers), projects and memberships (project admins) ------
-
-site.register(get_user_model(), UserAdmin)
-site.register(Group, GroupAdmin)
-
-
-def _administered_projects(request: HttpRequest) -> QuerySet[Project]:
-    user = request.user
-    if not _active(request):
-        return Project.objects.none()
-    if user.is_superuser:
-        return Project.objects.all()
-    return Project.objects.filter(
-        memberships__user_id=user.pk, memberships__role=Role.ADMIN
-    ).distinct()
-
-
-class ProjectAdminPermissionsMixin:
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return _administered_projects(request).exists()
-
-    def _project_of(self, obj: Any) -> int | None:
-        raise NotImplementedError
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if obj is None:
-            return self.has_module_permission(request)
-        return _administered_projects(request).filter(pk=self._project_of(obj)).exists()
-
-    has_change_permission = has_view_permission
-
-
-@admin.register(Project, site=site)
-class ProjectAdmin(NotFoundOutOfScopeMixin, ProjectAdminPermissionsMixin, admin.ModelAdmin):
-    list_display = ["key", "name", "created_at"]
-    search_fields = ["key", "name"]
-
-    def _project_of(self, obj: Project) -> int | None:
-        return obj.pk
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
-        return _administered_projects(request)
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [] if request.user.is_superuser or obj is None else ["key"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return _active(request) and request.user.is_superuser
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # projects own documents (PROTECT); retire them by removing members
-
-
-@admin.register(Membership, site=site)
-class MembershipAdmin(NotFoundOutOfScopeMixin, ProjectAdminPermissionsMixin, admin.ModelAdmin):
-    list_display = ["user", "project", "role", "created_at"]
-    list_filter = ["role"]
-    search_fields = ["user__username", "project__key"]
-    list_select_related = ["user", "project"]
-
-    def _project_of(self, obj: Membership) -> int | None:
-        return obj.project_id
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Membership]:
-        return Membership.objects.filter(project__in=_administered_projects(request))
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return self.has_module_permission(request)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_view_permission(request, obj)
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        if db_field.name == "project":
-            kwargs["queryset"] = _administered_projects(request).order_by("key")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)

@@ -45,6 +45,14 @@ class ProjectQuerySet(models.QuerySet["Project"]):
             memberships__user_id=user.pk, memberships__role__in=EDITING_ROLES
         ).distinct()
 
+    def administered_by(self, user: AbstractBaseUser | AnonymousUser) -> ProjectQuerySet:
+        """Projects whose members `user` may manage (admin role, or superuser)."""
+        if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+            return self.none()
+        if user.is_superuser:
+            return self.all()
+        return self.filter(memberships__user_id=user.pk, memberships__role=Role.ADMIN).distinct()
+
 
 class Project(models.Model):
     key = models.CharField(max_length=63, unique=True, validators=[PROJECT_KEY_VALIDATOR])
