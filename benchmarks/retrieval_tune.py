@@ -1,7 +1,7 @@
 """Train-split sweep of retrieval knobs (tune on train qrels only; report on test).
 
     EMBEDDED_DB_DIR=... DEBUG=1 .venv/bin/python benchmarks/retrieval_tune.py --tenant bench \
-        --beir /work/shared/bench/scifact --split train \
+        --beir ../shared/bench/scifact --split train \
         '{}' '{"FUSION_METHOD": "rrf"}' '{"RERANK_KEYWORD_WEIGHT": 0.35}'
 
 Each JSON argument is a settings.KB override; prints hybrid ndcg@10 / recall@10 per config.

@@ -8,7 +8,7 @@ permissions. Out-of-scope objects are 404s, like everywhere else.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -109,9 +109,10 @@ class SupersedeForm(forms.Form):
 
     def __init__(self, *args: Any, candidates: QuerySet[Document], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["successor"].queryset = candidates
-        self.fields["successor"].label_from_instance = lambda doc: (
-            f"{doc.title} ({doc.slug}, {doc.canonical_status or 'no status'})"
+        successor = cast(forms.ModelChoiceField, self.fields["successor"])
+        successor.queryset = candidates
+        successor.label_from_instance = lambda obj: (  # type: ignore[method-assign]
+            f"{obj.title} ({obj.slug}, {obj.canonical_status or 'no status'})"
         )
 
 
@@ -122,8 +123,9 @@ class EdgeAddForm(forms.Form):
 
     def __init__(self, *args: Any, candidates: QuerySet[Document], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["target"].queryset = candidates
-        self.fields["target"].label_from_instance = lambda doc: f"{doc.title} ({doc.slug})"
+        target = cast(forms.ModelChoiceField, self.fields["target"])
+        target.queryset = candidates
+        target.label_from_instance = lambda obj: f"{obj.title} ({obj.slug})"  # type: ignore[method-assign]
 
 
 class ProjectFilter(admin.SimpleListFilter):
@@ -413,7 +415,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         )
         form = EdgeAddForm(request.POST, candidates=candidates)
         if not form.is_valid():
-            errors = "; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items())
+            errors = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in form.errors.items())
             self.message_user(request, f"Edge not added: {errors}", messages.ERROR)
             return self._record_page(document)
         try:

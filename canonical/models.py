@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import models
 
 from kb.models import Document
+from portal.access.models import AnyUser
 
 
 class AuditTrailError(RuntimeError):
@@ -31,7 +31,7 @@ class AuditContext:
     seeding) named by `actor_name`.
     """
 
-    actor: AbstractBaseUser | None
+    actor: AnyUser | None
     source: str = ChangeSource.SERVICE
     reason: str = ""
     actor_name: str = ""

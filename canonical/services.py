@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -69,7 +70,7 @@ def _audit(
 ) -> RecordChange:
     return RecordChange.objects.create(
         document=document,
-        actor=by.actor if by.actor is not None and by.actor.pk else None,
+        actor=by.actor if isinstance(by.actor, get_user_model()) and by.actor.pk else None,
         actor_name=by.name,
         field=field,
         from_value=_as_text(from_value),

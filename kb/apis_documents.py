@@ -126,9 +126,9 @@ class DocumentListApi(APIView):
         summary="List documents you can read",
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = filters.validated_data
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
         tags = [tag.strip() for tag in data.get("tags", "").split(",") if tag.strip()]
         filters = SearchFilters(
             project_keys=(data["project_key"],) if data.get("project_key") else (),

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from rest_framework import serializers
 
 from kb.models import Document
+from portal.access.models import AnyUser
 
 # The fields kb itself lets a PATCH change (the rest of a document comes from its source).
 METADATA_FIELDS = ("title", "tags", "summary", "owners")
@@ -29,7 +29,7 @@ class DocumentEditor:
     """
 
     fields: Callable[[], dict[str, serializers.Field]]
-    apply: Callable[[Document, dict[str, Any], AbstractBaseUser], Document]
+    apply: Callable[[Document, dict[str, Any], AnyUser], Document]
 
 
 _editor: DocumentEditor | None = None

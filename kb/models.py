@@ -11,11 +11,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
-from portal.access.models import Project
+from portal.access.models import AnyUser, Project
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-
     from kb.filters import SearchFilters
 
 EMBEDDING_DIMENSIONS = 384
@@ -92,7 +90,7 @@ class DocumentQuerySet(models.QuerySet["Document"]):
     def alive(self) -> DocumentQuerySet:
         return self.filter(deleted_at__isnull=True)
 
-    def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> DocumentQuerySet:
+    def visible_to(self, user: AnyUser) -> DocumentQuerySet:
         """The one visibility rule: not soft-deleted and in a project the user belongs to.
 
         The visible project ids are resolved first and inlined as constants: the planner then
@@ -129,7 +127,7 @@ class DocumentQuerySet(models.QuerySet["Document"]):
             qs = qs.filter(title__icontains=filters.title_contains)
         return qs
 
-    def editable_by(self, user: AbstractBaseUser | AnonymousUser) -> DocumentQuerySet:
+    def editable_by(self, user: AnyUser) -> DocumentQuerySet:
         """Visible documents the user may curate (editor/admin of the project)."""
         return self.alive().filter(project__in=Project.objects.editable_by(user))
 

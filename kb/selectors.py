@@ -8,7 +8,8 @@ from django.http import Http404
 
 from kb.filters import SearchFilters
 from kb.models import Document
-from portal.access.selectors import AnyUser, user_can_edit
+from portal.access.models import AnyUser
+from portal.access.selectors import user_can_edit
 
 
 def _with_counts(queryset: QuerySet[Document]) -> QuerySet[Document]:

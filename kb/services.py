@@ -178,11 +178,10 @@ def _embed(plans: list[_Plan], embedder: Embedder) -> None:
 
 
 def _free_slug(project: Project, slug: str, exclude_pk: int | None) -> str:
-    taken = set(
-        Document.objects.filter(project=project, slug__startswith=slug)
-        .exclude(pk=exclude_pk)
-        .values_list("slug", flat=True)
-    )
+    rows = Document.objects.filter(project=project, slug__startswith=slug)
+    if exclude_pk is not None:
+        rows = rows.exclude(pk=exclude_pk)
+    taken = set(rows.values_list("slug", flat=True))
     number = 2
     while f"{slug}-{number}"[:200] in taken:
         number += 1

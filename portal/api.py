@@ -19,6 +19,8 @@ from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from portal.access.selectors import project_roles_for
+
 logger = logging.getLogger(__name__)
 
 BAD_CREDENTIALS = "Unable to log in with the provided username and password."
@@ -106,8 +108,6 @@ class MeApi(APIView):
 
     @extend_schema(responses={200: OutputSerializer})
     def get(self, request: Request) -> Response:
-        from portal.access.selectors import project_roles_for
-
         user = request.user
         return Response(
             {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular.openapi import AutoSchema
 
@@ -14,7 +14,9 @@ class GroundworkAutoSchema(AutoSchema):
     this, every view's serializers would collide as the components "Input" and "Output".
     """
 
-    def get_serializer_name(self, serializer: Any, direction: str) -> str:
+    def get_serializer_name(
+        self, serializer: Any, direction: Literal["request", "response"]
+    ) -> str:
         qualname = type(serializer).__qualname__
         if "." in qualname:
             return qualname.replace(".", "").removesuffix("Serializer")

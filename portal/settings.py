@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -233,7 +234,7 @@ LOGGING = {
 }
 
 # --- Knowledge base and retrieval (env names KB_*; defaults from DESIGN.md) ----------------
-KB = {
+KB: dict[str, Any] = {
     # Embeddings: local (sentence-transformers, offline package) | openai | hash (tests only)
     "EMBEDDING_PROVIDER": env_str("KB_EMBEDDING_PROVIDER", "hash" if TESTING else "local"),
     "EMBEDDING_DIMENSIONS": env_int("KB_EMBEDDING_DIMENSIONS", 384),
@@ -300,7 +301,7 @@ KB = {
 }
 
 # --- Chat ----------------------------------------------------------------------------------
-CHAT = {
+CHAT: dict[str, Any] = {
     # Answer provider: extractive (offline, default) | openai (any OpenAI-compatible endpoint)
     "PROVIDER": env_str("KB_CHAT_PROVIDER", "extractive"),
     "BASE_URL": env_str("KB_CHAT_BASE_URL", "https://api.openai.com/v1"),

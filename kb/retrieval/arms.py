@@ -286,19 +286,6 @@ def keyword_arm(
     return _candidates(rows, arm="keyword")
 
 
-def cosines_for(*, vector: Sequence[float], chunk_ids: Sequence[int]) -> dict[int, float]:
-    """Cosine of the query to specific chunks (keyword-only candidates, graph neighbours)."""
-    if not chunk_ids:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {_tables()['chunk']} "
-            "WHERE id = ANY(%s) AND embedding IS NOT NULL",
-            [vector_literal(vector), list(chunk_ids)],
-        )
-        return {chunk_id: float(cosine) for chunk_id, cosine in cursor.fetchall()}
-
-
 def best_chunk_per_document(
     *,
     scope: Scope,

@@ -68,11 +68,12 @@ def min_max(values: Sequence[float | None]) -> list[float]:
 
 def status_penalty(candidate: Candidate, weights: Weights) -> float:
     """The penalty for a non-current canonical status (superseded/deprecated/archived)."""
-    return {
+    penalties: dict[str, float] = {
         CanonicalStatus.SUPERSEDED: weights.superseded_penalty,
         CanonicalStatus.DEPRECATED: weights.deprecated_penalty,
         CanonicalStatus.ARCHIVED: weights.archived_penalty,
-    }.get(candidate.canonical_status or "", 0.0)
+    }
+    return penalties.get(candidate.canonical_status or "", 0.0)
 
 
 def is_auto_tier(candidate: Candidate) -> bool:

@@ -29,9 +29,9 @@ class ProjectAdminPermissionsMixin:
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         if obj is None:
             return self.has_module_permission(request)
-        return (
-            Project.objects.administered_by(request.user).filter(pk=self._project_of(obj)).exists()
-        )
+        project_id = self._project_of(obj)
+        administered = Project.objects.administered_by(request.user)
+        return project_id is not None and administered.filter(pk=project_id).exists()
 
     has_change_permission = has_view_permission
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -38,7 +39,7 @@ class Command(BaseCommand):
         parser.add_argument("--actor", default="", help="name recorded as the actor")
         parser.add_argument("--json", action="store_true", help="print the record as JSON")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         slug, project = str(options["slug"]), str(options["project"])
         by = AuditContext(
             actor=None,

@@ -8,6 +8,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection, transaction
 
 from kb.embeddings import build_embedder, reset_embedders
 from kb.models import Document
@@ -150,8 +151,6 @@ def test_keyword_arm_matches_any_term_of_a_long_question(alpha, corpus):
 
 
 def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha, corpus):
-    from django.db import connection, transaction
-
     with transaction.atomic(), connection.cursor() as cursor:
         result = search(user=corpus["reader"], query="GW-4021", mode="keyword", min_similarity=0)
         assert result.primary[0].slug == "rb-ingest-backlog"
@@ -160,8 +159,6 @@ def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha,
 
 
 def test_semantic_arm_planner_hints_do_not_leak_into_the_callers_transaction(alpha, corpus):
-    from django.db import connection, transaction
-
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('hnsw.ef_search', true)")
         ef_before = cursor.fetchone()[0]

@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from portal.access.services import AccessError, parse_project_role, user_upsert
@@ -20,10 +22,10 @@ class Command(BaseCommand):
         )
         parser.add_argument("--superuser", action="store_true", help="tenant superuser")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         schema = str(options["tenant"])
         try:
-            roles = [parse_project_role(spec) for spec in options["project"]]  # type: ignore[union-attr]
+            roles = [parse_project_role(spec) for spec in options["project"]]
             with command_tenant(schema):
                 user, created = user_upsert(
                     username=str(options["username"]),
