@@ -6,15 +6,13 @@ import datetime as dt
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from kb.filters import SearchFilters
+from kb.filters import SearchFilters  # noqa: F401 - defined in kb.filters, part of this contract
 
 Mode = Literal["hybrid", "dense", "keyword"]
 FusionMethod = Literal["rerank_weighted_sum", "rrf", "semantic_only"]
 ScoreLabel = Literal["dense", "hybrid"]
 Origin = Literal["primary", "graph_expansion", "rejected_injection", "runner_up"]
 RelevanceLevel = Literal["high", "medium", "low", "none"]
-
-__all__ = ["SearchFilters"]  # defined in kb.filters, part of this contract
 
 MODES: tuple[str, ...] = ("hybrid", "dense", "keyword")
 FILTER_KEYS: tuple[str, ...] = (
