@@ -92,6 +92,11 @@ class DocumentListApi(APIView):
 
     pagination_class = DocumentPagination
 
+    @property
+    def max_body_bytes(self) -> int:
+        """A document's content may be JSON-escaped to twice its size, plus the other fields."""
+        return 2 * int(settings.KB["INGEST_MAX_FILE_BYTES"]) + 64 * 1024
+
     @extend_schema_serializer(component_name="KbDocumentFilters")
     class FilterSerializer(serializers.Serializer):
         project_key = serializers.CharField(required=False, max_length=63)

@@ -19,6 +19,12 @@ class LoginView(auth_views.LoginView):
     template_name = "portal/login.html"
     redirect_authenticated_user = True
 
+    def get_redirect_url(self) -> str:
+        """Django's safe `next`, minus one pointing back at this page (a redirect loop, which
+        Django raises as a 500 for a signed-in user)."""
+        target = super().get_redirect_url()
+        return "" if target and target.split("?", 1)[0] == self.request.path else target
+
     def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         username = request.POST.get("username", "")
         if ratelimit.login_blocked(request, username, limit=settings.LOGIN_FAILURE_LIMIT):
