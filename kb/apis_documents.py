@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
+from kb.ingestion.frontmatter import TAG_MAX_CHARS
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
 from kb.services import document_ingest, document_soft_delete, document_update_metadata
@@ -174,7 +175,9 @@ class DocumentListApi(APIView):
         responses={
             201: IngestSummarySerializer,
             200: IngestSummarySerializer,
-            400: OpenApiResponse(description="Field errors"),
+            400: OpenApiResponse(
+                description="Field errors, or the content is over the ingestion budget"
+            ),
             403: FORBIDDEN,
             404: NOT_FOUND,
             503: OpenApiResponse(description="The embedding provider failed; nothing written"),
@@ -201,9 +204,12 @@ class DocumentListApi(APIView):
             **build_ingest_summary([outcome]),
         }
         if outcome.status == "failed":
-            return Response(
-                {"detail": outcome.error, **body}, status=status.HTTP_503_SERVICE_UNAVAILABLE
+            code = (
+                status.HTTP_400_BAD_REQUEST
+                if outcome.rejected
+                else status.HTTP_503_SERVICE_UNAVAILABLE
             )
+            return Response({"detail": outcome.error, **body}, status=code)
         code = status.HTTP_201_CREATED if outcome.status == "created" else status.HTTP_200_OK
         return Response(body, status=code)
 
@@ -220,7 +226,7 @@ class DocumentDetailApi(APIView):
     class InputSerializer(serializers.Serializer):
         title = serializers.CharField(max_length=500)
         tags = serializers.ListField(
-            child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
+            child=serializers.CharField(max_length=TAG_MAX_CHARS), max_length=100, allow_empty=True
         )
         summary = serializers.CharField(max_length=10_000, allow_blank=True)
         owners = serializers.ListField(

@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
+from kb.ingestion.frontmatter import TAG_MAX_CHARS
 from portal.access.models import Project
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class Document(models.Model):
     source_path = models.CharField(max_length=1000)
     source_type = models.CharField(max_length=20, choices=SourceType.choices)
     content_hash = models.CharField(max_length=64)
-    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=TAG_MAX_CHARS), default=list, blank=True)
     owners = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     summary = models.TextField(blank=True, default="")

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from kb.embeddings import Embedder, EmbeddingError, get_embedder
 from kb.embeddings.base import check_dimensions
+from kb.ingestion.budget import IngestBudget, IngestRejected
 from kb.ingestion.extract import UnsupportedSource
 from kb.ingestion.prepare import (
     ChunkParams,
@@ -46,6 +47,8 @@ class IngestOutcome:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     source_path: str = ""
+    # the source itself is refused (over the ingestion budget, hostile): retrying cannot help
+    rejected: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +76,17 @@ def chunk_params() -> ChunkParams:
         target_tokens=int(kb["CHUNK_TARGET_TOKENS"]),
         max_tokens=int(kb["CHUNK_MAX_TOKENS"]),
         overlap_tokens=int(kb["CHUNK_OVERLAP_TOKENS"]),
+    )
+
+
+def ingest_budget() -> IngestBudget:
+    """Per-document ingestion limits from settings.KB."""
+    kb = settings.KB
+    return IngestBudget(
+        max_frontmatter_bytes=int(kb["INGEST_MAX_FRONTMATTER_BYTES"]),
+        max_nesting=int(kb["INGEST_MAX_NESTING"]),
+        max_chunks=int(kb["INGEST_MAX_CHUNKS"]),
+        max_seconds=float(kb["INGEST_MAX_SECONDS"]),
     )
 
 
@@ -124,7 +138,9 @@ def _plan(
     path = item.source_path
     try:
         data = _load(item.content)
-    except (OSError, SourceTooLarge) as exc:
+    except SourceTooLarge as exc:
+        return _rejected(path, exc)
+    except OSError as exc:
         return IngestOutcome(document=None, status="failed", error=str(exc), source_path=path)
     digest = content_hash(data)
     if existing is UNSET:
@@ -148,12 +164,21 @@ def _plan(
             title=item.title,
             source_type=item.source_type,
             params=params,
+            budget=ingest_budget(),
         )
+    except IngestRejected as exc:
+        return _rejected(path, exc)
     except UnsupportedSource as exc:
         return IngestOutcome(
             document=None, status="skipped", warnings=[f"skipped: {exc}"], source_path=path
         )
     return _Plan(project=project, prepared=prepared, title_override=item.title)
+
+
+def _rejected(path: str, exc: IngestRejected) -> IngestOutcome:
+    return IngestOutcome(
+        document=None, status="failed", error=str(exc), source_path=path, rejected=True
+    )
 
 
 # --- embedding ------------------------------------------------------------------------------

@@ -15,6 +15,10 @@ urlpatterns = [
     path("admin/", admin_site.urls),
     path("api/auth/token", api.TokenObtainApi.as_view(), name="api-token"),
     path("api/auth/me", api.MeApi.as_view(), name="api-me"),
+    path("api/auth/tokens", api.TokenListApi.as_view(), name="api-tokens"),
+    path("api/auth/tokens/<str:prefix>", api.TokenRevokeApi.as_view(), name="api-token-revoke"),
+    path("account/tokens/", views.token_page, name="tokens"),
+    path("account/tokens/<str:prefix>/revoke", views.token_revoke, name="token-revoke"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # canonical first: it serves PATCH on /api/kb/documents/<id> (status workflow + audit)
     path("api/", include("canonical.urls")),

@@ -105,10 +105,25 @@ def _fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Rate-limit counters live in the cache; every test starts with none."""
-    from django.core.cache import cache
+def _fresh_cache(django_db_setup: None, django_db_blocker) -> None:
+    """Rate-limit counters live in the shared (database) cache; every test starts with none.
 
-    cache.clear()
-    yield
-    cache.clear()
+    Cleared on a connection of its own, outside the test's transaction: a DELETE inside it
+    would hold row locks until the rollback, and a live-server thread counting a request
+    would wait on them. A test's own counters go with its rollback.
+    """
+    from django.core.cache import caches
+    from django.core.cache.backends.db import DatabaseCache
+    from django.db import connections
+
+    backend = caches["default"]
+    with django_db_blocker.unblock():
+        if not isinstance(backend, DatabaseCache):
+            backend.clear()
+            return
+        own = connections.create_connection("default")
+        try:
+            with own.cursor() as cursor:
+                cursor.execute(f"DELETE FROM public.{own.ops.quote_name(backend._table)}")
+        finally:
+            own.close()

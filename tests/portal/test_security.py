@@ -54,10 +54,12 @@ def test_login_is_rate_limited_after_repeated_failures(alpha, settings):
     assert client.get("/").status_code == 302  # still not logged in
 
 
-def test_token_endpoint_is_throttled(alpha, monkeypatch):
-    from portal.api import TokenThrottle
-
-    monkeypatch.setattr(TokenThrottle, "THROTTLE_RATES", {"auth_token": "3/min"})
+def test_token_endpoint_is_throttled(alpha, settings):
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**rates, "auth_token": "3/min"},
+    }
     client = alpha.client()
     codes = [
         client.post(
