@@ -40,7 +40,9 @@ def _page_context(
     return {
         "conversation": conversation,
         "conversations": conversation_list(user=request.user),
-        "messages_": message_list(conversation=conversation) if conversation else [],
+        "messages_": (
+            message_list(conversation=conversation, user=request.user) if conversation else []
+        ),
         "projects": project_list_visible(user=request.user),
         "project_key": project_key,
         "error": error,
