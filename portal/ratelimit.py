@@ -52,11 +52,16 @@ def hit(key: str, *, limit: int, window_seconds: int) -> tuple[bool, int]:
 
 
 def _increment(key: str, *, timeout: int) -> int:
-    if cache.add(key, 1, timeout=timeout):
-        return 1
+    # incr first: a live counter (the common case) is one locked read-modify-write
     try:
         return int(cache.incr(key))
-    except ValueError:  # expired between add and incr: this hit opens a new count
+    except ValueError:
+        pass
+    if cache.add(key, 1, timeout=timeout):
+        return 1
+    try:  # another process opened the counter between our incr and add
+        return int(cache.incr(key))
+    except ValueError:  # ...and it expired already: this hit opens a new count
         cache.set(key, 1, timeout=timeout)
         return 1
 
