@@ -104,8 +104,17 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(scope="session")
+def _cache_table(django_db_setup: None, django_db_blocker) -> None:
+    """The database cache table, also in a session whose tests never ask for the database."""
+    from django.core.management import call_command
+
+    with django_db_blocker.unblock():
+        call_command("createcachetable", verbosity=0)
+
+
 @pytest.fixture(autouse=True)
-def _fresh_cache(django_db_setup: None, django_db_blocker) -> None:
+def _fresh_cache(_cache_table: None, django_db_blocker) -> None:
     """Rate-limit counters live in the shared (database) cache; every test starts with none.
 
     Cleared on a connection of its own, outside the test's transaction: a DELETE inside it
