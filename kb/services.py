@@ -18,6 +18,7 @@ from django.utils import timezone
 from kb.curation import SERVICE_ORIGIN, ChangeOrigin, audited_values, report_changes
 from kb.embeddings import Embedder, EmbeddingError, get_embedder
 from kb.embeddings.base import check_dimensions
+from kb.embeddings.exceptions import EmbeddingDimensionError
 from kb.ingestion.budget import IngestBudget, IngestRejected
 from kb.ingestion.extract import UnsupportedSource
 from kb.ingestion.prepare import (
@@ -480,10 +481,17 @@ def document_ingest(
 
 
 def _failed(plan: _Plan, exc: Exception) -> IngestOutcome:
+    # a provider's own words (its URL, its answer) are for the operator's log, not the caller;
+    # a dimension mismatch is our configuration and says what to fix
+    logger.warning("embedding %s failed: %s", plan.prepared.source_path, exc)
+    if isinstance(exc, EmbeddingDimensionError):
+        error = f"embedding failed: {exc}"
+    else:
+        error = "embedding failed: embedding provider unavailable (details in the server log)"
     return IngestOutcome(
         document=None,
         status="failed",
-        error=f"embedding failed: {exc}",
+        error=error,
         warnings=list(plan.prepared.warnings),
         source_path=plan.prepared.source_path,
     )
