@@ -1,12 +1,14 @@
 """Retrieval latency and quality against the playbook's reference pipeline.
 
     EMBEDDED_DB_DIR=... DEBUG=1 .venv/bin/python benchmarks/retrieval_bench.py \
-        --tenant bench [--scifact /work/shared/bench/scifact] [--synthetic 100000]
+        --tenant bench [--scifact ../shared/bench/scifact] [--goldset F] [--synthetic 100000]
 
 --scifact: the BEIR project ingested by `kb_benchmark --beir` (run that first). Our pipeline
 (kb.retrieval.search, hybrid/dense/keyword) and the reference (FAISS IndexFlatIP over the
 same chunk vectors + rank_bm25 BM25Okapi on lowercased word tokens + RRF k=60, in process)
 on the same chunks and queries; latency excludes the query embedding (vectors up front).
+--goldset FILE [--project handbook]: the same on a gold set (relevant documents by slug) of an
+ingested project (`kb_ingest kb/demo_corpus/handbook --tenant T --project handbook`).
 --synthetic N: N random unit-vector chunks with Zipf-distributed texts, loaded with COPY
 into project synthetic-<N> of the tenant; p50/p95 of each mode and of the reference.
 """
@@ -32,7 +34,7 @@ import numpy as np  # noqa: E402
 from django.db import connection  # noqa: E402
 from django_tenants.utils import schema_context  # noqa: E402
 
-from kb.evaluation.datasets import load_beir  # noqa: E402
+from kb.evaluation.datasets import load_beir, load_goldset  # noqa: E402
 from kb.evaluation.metrics import doc_run, evaluate, latency_summary  # noqa: E402
 from kb.evaluation.runner import embed_queries, run_modes  # noqa: E402
 from kb.management.commands.kb_benchmark import acting_user  # noqa: E402
@@ -85,35 +87,33 @@ def load_chunks(project: Project) -> tuple[list[int], list[int], list[str], np.n
     return ids, doc_ids, texts, vectors
 
 
-def bench_scifact(root: Path, user, split: str) -> dict:
-    dataset = load_beir(root, split=split)
-    project = Project.objects.get(key=f"beir-{dataset.name}")
-    id_map = dict(Document.objects.filter(project=project).values_list("id", "source_path"))
-    id_map = {k: v.removesuffix(".md") for k, v in id_map.items()}
+def bench_queries(queries, project: Project, doc_key: dict[int, str], user) -> dict:
+    """Ours (3 modes) and the reference on the same chunks and queries of one project."""
     ids, doc_ids, texts, vectors = load_chunks(project)
     chunk_doc = dict(zip(ids, doc_ids, strict=True))
-    print(f"scifact: {len(ids)} chunks of {len(id_map)} documents", file=sys.stderr)
-    queries = dataset.queries
+    print(f"{project.key}: {len(ids)} chunks of {len(doc_key)} documents", file=sys.stderr)
     qvec = embed_queries(queries)
     ours = run_modes(
         user=user,
         queries=queries,
-        doc_key=lambda hit: id_map.get(hit.document_id, "?"),
+        doc_key=lambda hit: doc_key.get(hit.document_id, "?"),
         filters=SearchFilters(project_keys=(project.key,)),
+        vectors=qvec,
     )
     reference = Reference(ids, texts, vectors)
+    judged = [q for q in queries if q.relevant and not q.expect_refusal]
     run, latencies = {}, []
-    for q in queries:
+    for q in judged:
         started = time.perf_counter()
         ranked = reference.search(q.text, qvec[q.qid])
         latencies.append((time.perf_counter() - started) * 1000)
-        run[q.qid] = doc_run([id_map[chunk_doc[c]] for c in ranked])
-    qrels = {q.qid: q.relevant for q in queries}
+        run[q.qid] = doc_run([doc_key[chunk_doc[c]] for c in ranked])
+    qrels = {q.qid: q.relevant for q in judged}
     ref = evaluate(qrels, run)
     ref.update(latency_summary(latencies))
     return {
         "chunks": len(ids),
-        "queries": len(queries),
+        "queries": len(judged),
         "ours": ours,
         "reference_rrf": ref,
         "ratio_hybrid_over_reference": {
@@ -121,6 +121,21 @@ def bench_scifact(root: Path, user, split: str) -> dict:
             "p50_ms": round(ours["hybrid"]["p50_ms"] / max(ref["p50_ms"], 1e-9), 3),
         },
     }
+
+
+def bench_scifact(root: Path, user, split: str) -> dict:
+    dataset = load_beir(root, split=split)
+    project = Project.objects.get(key=f"beir-{dataset.name}")
+    id_map = dict(Document.objects.filter(project=project).values_list("id", "source_path"))
+    id_map = {k: v.removesuffix(".md") for k, v in id_map.items()}
+    return bench_queries(dataset.queries, project, id_map, user)
+
+
+def bench_goldset(path: Path, project_key: str, user) -> dict:
+    """The demo gold set (relevant documents named by slug) on its ingested project."""
+    project = Project.objects.get(key=project_key)
+    slugs = dict(Document.objects.alive().filter(project=project).values_list("id", "slug"))
+    return bench_queries(load_goldset(path), project, slugs, user)
 
 
 def _vocabulary(size: int, rng: np.random.Generator) -> list[str]:
@@ -187,6 +202,8 @@ def load_synthetic(n: int, *, seed: int = 7) -> tuple[Project, np.ndarray, list[
             [project.id],
         )
         cursor.execute("SET maintenance_work_mem = '512MB'")
+        # one core for the build: the benchmark machine is shared
+        cursor.execute("SET max_parallel_maintenance_workers = 0")
         cursor.execute(
             f"CREATE INDEX kb_chunk_embedding_hnsw ON {table} USING hnsw "
             "(embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
@@ -254,12 +271,16 @@ def main() -> None:
     parser.add_argument("--scifact", type=Path)
     parser.add_argument("--split", default="test")
     parser.add_argument("--synthetic", type=int, default=0)
+    parser.add_argument("--goldset", type=Path, help="gold-set JSONL (slugs), with --project")
+    parser.add_argument("--project", default="handbook")
     args = parser.parse_args()
     report: dict = {}
     with schema_context(args.tenant):
         user = acting_user(None)
         if args.scifact:
             report["scifact"] = bench_scifact(args.scifact, user, args.split)
+        if args.goldset:
+            report["goldset"] = bench_goldset(args.goldset, args.project, user)
         if args.synthetic:
             report[f"synthetic_{args.synthetic}"] = bench_synthetic(args.synthetic, user)
     print(json.dumps(report, indent=2))

@@ -19,7 +19,7 @@ from kb.retrieval.diversify import passes_floor, select
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
 from kb.retrieval.expand import expand
 from kb.retrieval.fusion import FUSION_METHODS, KEYWORD_ONLY, fuse, merge_arms
-from kb.retrieval.inject import inject
+from kb.retrieval.inject import inject, pick_rejected
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
 from kb.retrieval.rerank import Weights
 from kb.retrieval.types import (
@@ -187,6 +187,18 @@ def search(
                     vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"]
                 )
 
+    # Rejected approaches do not depend on the arms: fetched while the semantic arm runs,
+    # enough of them that the primary documents (at most `limit`) can be excluded later.
+    rejected_pool: list[Candidate] = []
+    if kb["REJECTED_INJECTION_ENABLED"]:
+        rejected_pool = inject(
+            scope=scope,
+            vector=vector,
+            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+            max_docs=kb["REJECTED_INJECTION_MAX_DOCS"] + limit,
+            exclude=(),
+        )
+
     if pending is not None:
         try:
             semantic = pending.result()
@@ -242,15 +254,12 @@ def search(
             max_nodes=kb["GRAPH_EXPANSION_MAX_NODES"],
             exclude=primary_docs,
         )
-    rejected: list[Candidate] = []
-    if kb["REJECTED_INJECTION_ENABLED"]:
-        rejected = inject(
-            scope=scope,
-            vector=vector,
-            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
-            max_docs=kb["REJECTED_INJECTION_MAX_DOCS"],
-            exclude=primary_docs,
-        )
+    rejected = pick_rejected(
+        rejected_pool,
+        min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+        max_docs=kb["REJECTED_INJECTION_MAX_DOCS"],
+        exclude=primary_docs,
+    )
 
     # Cosine-ordered results are dense; anything fused or keyword-ranked is a hybrid rank.
     label = score_label_for("dense" if method == "semantic_only" else "hybrid")
