@@ -50,10 +50,29 @@ def _in_tenant(tenant: object, work: Callable[[], T]) -> T:
     return work()
 
 
-def submit(work: Callable[[], T]) -> Future[T]:
-    """Start `work` on the worker connection, in the caller's tenant schema."""
+# One worker, one task at a time: a second request thread of the process that finds it busy
+# runs its arm inline instead of queueing behind another search.
+_idle = threading.Semaphore(1)
+
+
+def _run(tenant: object, work: Callable[[], T]) -> T:
+    try:
+        return _in_tenant(tenant, work)
+    finally:
+        _idle.release()
+
+
+def submit(work: Callable[[], T]) -> Future[T] | None:
+    """Start `work` on the worker connection in the caller's tenant schema; None when the
+    worker is busy with another search (the caller runs `work` itself)."""
+    if not _idle.acquire(blocking=False):
+        return None
     tenant = getattr(connection, "tenant", None)
-    return _executor().submit(_in_tenant, tenant, work)
+    try:
+        return _executor().submit(_run, tenant, work)
+    except BaseException:
+        _idle.release()
+        raise
 
 
 def close_connections() -> None:

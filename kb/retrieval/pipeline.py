@@ -170,7 +170,7 @@ def search(
     if want_semantic:
         if want_keyword and kb["PARALLEL_ARMS"] and parallel.can_run_concurrently():
             pending = parallel.submit(run_semantic)  # on a second connection, meanwhile
-        else:
+        if pending is None:
             semantic = run_semantic()
     keyword_ok = False
     if want_keyword:
