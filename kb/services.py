@@ -78,6 +78,7 @@ def chunk_params() -> ChunkParams:
         target_tokens=int(kb["CHUNK_TARGET_TOKENS"]),
         max_tokens=int(kb["CHUNK_MAX_TOKENS"]),
         overlap_tokens=int(kb["CHUNK_OVERLAP_TOKENS"]),
+        embed_window=int(kb["EMBEDDING_MAX_TOKENS"]),
     )
 
 

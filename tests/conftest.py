@@ -56,6 +56,16 @@ def tenants(django_db_setup: None, django_db_blocker) -> dict[str, TenantInfo]:
     return infos
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _arm_worker_closed_at_the_end(django_db_setup: None) -> Iterator[None]:
+    """Hybrid searches outside a transaction (live-server tests) leave the arm worker's
+    connection open; close it before the test database is dropped."""
+    yield
+    from kb.retrieval import parallel
+
+    parallel.close_connections()
+
+
 @pytest.fixture
 def alpha(tenants: dict[str, TenantInfo], db: None) -> Iterator[TenantInfo]:
     info = tenants["alpha"]

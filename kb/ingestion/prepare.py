@@ -38,6 +38,7 @@ class ChunkParams:
     target_tokens: int = 512
     max_tokens: int = 768
     overlap_tokens: int = 64
+    embed_window: int = 0  # word pieces the embedding model reads; 0 = unbounded
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,6 +128,7 @@ def prepare_document(
         target_tokens=params.target_tokens,
         max_tokens=params.max_tokens,
         overlap_tokens=params.overlap_tokens,
+        embed_window=params.embed_window,
     ):
         chunks.append(chunk)
         if len(chunks) > budget.max_chunks:
