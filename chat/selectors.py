@@ -93,3 +93,21 @@ def chat_logs_for(*, user: AnyUser) -> QuerySet[ChatLog]:
         return ChatLog.objects.none()
     # project_keys is a JSON list; a row is visible when all of its keys are editable.
     return ChatLog.objects.exclude(project_keys=[]).filter(project_keys__contained_by=keys)
+
+
+def document_titles_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, str]:
+    """Titles of the visible documents with these slugs (to render [[wikilinks]] as titles)."""
+    if not slugs:
+        return {}
+    from kb.models import Document
+
+    rows = (
+        Document.objects.visible_to(user)
+        .filter(slug__in=slugs)
+        .order_by("slug", "-updated_at")
+        .values_list("slug", "title")
+    )
+    titles: dict[str, str] = {}
+    for slug, title in rows:
+        titles.setdefault(slug, title)
+    return titles

@@ -42,13 +42,19 @@ def select(
     max_per_doc: int,
     runner_up_max: int,
     runner_up_floor: float,
+    exempt_from_floor: frozenset[int] = frozenset(),
 ) -> Selection:
     """Primary = the first `limit` hits above the floor after the cap; then the runner-ups.
 
     Runner-ups are what missed the primary list (beyond the limit, or under the floor) but
-    still reach `runner_up_floor`, in fused order.
+    still reach `runner_up_floor`, in fused order. Chunks in `exempt_from_floor` (they contain
+    an identifier the query names; embeddings do not read codes) skip the floor.
     """
-    kept = [item for item in ordered if passes_floor(item, min_similarity)]
+    kept = [
+        item
+        for item in ordered
+        if item.candidate.chunk_id in exempt_from_floor or passes_floor(item, min_similarity)
+    ]
     capped = cap_per_document(kept, max_per_doc)
     primary = capped[:limit]
     primary_ids = {item.candidate.chunk_id for item in primary}
