@@ -365,6 +365,18 @@ def _named_identifiers(question: str) -> list[str]:
     return found
 
 
+def _identifier_bonus(identifiers: list[str], text: str, around: str) -> float:
+    """A unit that names the question's identifier (most when it opens with it, as a table
+    row or a definition does) beats one that merely sits under a heading naming it."""
+    if not identifiers:
+        return 0.0
+    if any(text.startswith(i) or f"— {i}" in text[:60] for i in identifiers):
+        return 0.9
+    if any(i in text for i in identifiers):
+        return 0.6
+    return 0.3 if any(i in around for i in identifiers) else 0.0
+
+
 def _subject_terms(title: str) -> set[str]:
     """What a rejected approach is about: the proper names in its title (Memcached, MongoDB)."""
     body = title.split(":", 1)[1] if ":" in title else title
@@ -426,12 +438,13 @@ class ExtractiveProvider:
             ) / max(whole, 1e-9)
             heading_terms = terms(f"{source.hit.title} {source.hit.heading_path}")
             lowered = unit.text.lower()
+            around = f"{unit.section} {unit.context}".lower()
             score = (
                 1.2 * lexical
                 + 0.05 * len(current_terms & heading_terms)
                 + _source_prior(source, asks_past=asks_past)
                 + _kind_bonus(kind, unit, source)
-                + (0.6 if any(i in lowered for i in identifiers) else 0.0)
+                + _identifier_bonus(identifiers, lowered, around)
                 - (0.3 if unit.kind == "code" else 0.0)
                 # an option that was not chosen answers "which" only when asked why not
                 - (0.45 if unit.alternative and not asks_alternatives else 0.0)
@@ -456,7 +469,7 @@ class ExtractiveProvider:
     ) -> list[tuple[PromptSource, Unit]]:
         """A decision's title states what was decided ("ADR-0005: Apache Kafka as the event
         backbone"): quotable when the question names the decision or asks what was decided."""
-        asks = bool(_DECIDES.search(prompt.question))
+        asks = bool(_DECIDES.search(prompt.question)) or prompt.question.lower().startswith("which")
         units: list[tuple[PromptSource, Unit]] = []
         seen: set[int] = set()
         for source in sources:
