@@ -54,6 +54,10 @@ _ASKS_ALTERNATIVES = re.compile(
     r"\b(not|n't|alternatives?|reject\w*|instead|consider\w*|why)\b", re.IGNORECASE
 )
 _DECIDES = re.compile(r"\b(decide\w*|decision|chose|chosen|choose|standard\w*)\b", re.I)
+# "how many" asks for a number; "many" is not a word the answer has to share
+_QUESTION_WORDS = re.compile(
+    r"\bhow (long|many|much|often|quickly|fast|soon|big|large)\b|\bwhat happens\b", re.I
+)
 _DANGLING = re.compile(r"^(it|this|that|these|they|those|he|she)\b", re.IGNORECASE)
 
 # What a question asks for, and what a unit that answers it looks like.
@@ -401,8 +405,8 @@ class ExtractiveProvider:
         kind = question_kind(question)
         asks_past = bool(_PAST.search(question))
         asks_alternatives = bool(_ASKS_ALTERNATIVES.search(question))
-        current_terms = terms(question)
-        earlier_terms = terms(prompt.previous_question) - current_terms
+        current_terms = terms(_QUESTION_WORDS.sub(" ", question))
+        earlier_terms = terms(_QUESTION_WORDS.sub(" ", prompt.previous_question)) - current_terms
         identifiers = _named_identifiers(question)
         topical_rejected = self._topical_rejected(prompt, current_terms | earlier_terms)
         usable = [

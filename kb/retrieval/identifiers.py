@@ -20,6 +20,8 @@ from kb.retrieval.types import Candidate
 # A token joined by - _ . or / (ADR-0005, ERR-NTF-6002, INGEST_DEDUPE_FAIL_OPEN,
 # tracking.events.raw, dec-rate-limiting); trailing sentence punctuation is not part of it.
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_./][A-Za-z0-9]+)+")
+# An acronym or code word in capitals (SQS, FLUSHALL, HMAC256): as exact as a code.
+_CAPITALS = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{2,}(?![\w-])")
 _QUOTED = re.compile(r"[\"“”']([^\"“”']{4,120})[\"“”']")
 MAX_IDENTIFIERS = 5
 
@@ -57,6 +59,9 @@ def query_identifiers(query: str) -> QueryIdentifiers:
         target = exact if distinctive else slug_like
         if token not in target:
             target.append(token)
+    for word in _CAPITALS.findall(query):
+        if word not in exact:
+            exact.append(word)
     titles = [m.strip() for m in _QUOTED.findall(query) if " " in m.strip()]
     return QueryIdentifiers(
         exact=tuple(exact[:MAX_IDENTIFIERS]),
