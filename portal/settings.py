@@ -321,7 +321,7 @@ CHAT = {
     "GROUNDING_MIN_SCORE": env_float("KB_GROUNDING_MIN_SCORE", 0.25),
     "GROUNDING_MIN_COSINE": env_float("KB_GROUNDING_MIN_COSINE", 0.45),
     # ...and below that cosine, the share of the question's IDF-weighted words one chunk holds.
-    "GROUNDING_MIN_SUPPORT": env_float("KB_GROUNDING_MIN_SUPPORT", 0.25),
+    "GROUNDING_MIN_SUPPORT": env_float("KB_GROUNDING_MIN_SUPPORT", 0.20),
     "PROMPT_TIMEZONE": env_str("KB_PROMPT_TIMEZONE", "UTC"),
     "QUESTION_MAX_CHARS": env_int("KB_QUESTION_MAX_CHARS", 10_000),
 }
