@@ -31,6 +31,9 @@ Answer ONLY from the numbered sources in the prompt. Rules:
    questions even though it is not a source.
 6. If the sources do not answer the question, reply with exactly {NO_GROUNDED_ANSWER}
    and nothing else.
+7. Write plain sentences: no markdown, no [[wikilinks]] (name a document by its title), and
+   copy identifiers (error codes, settings, ADR numbers) exactly as the source writes them.
+8. Lead with the fact the question asks for (the number, the name, the decision, yes or no).
 Be brief: a few sentences or a short list."""
 
 
