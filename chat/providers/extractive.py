@@ -121,12 +121,19 @@ def _matching(wanted: set[str], present: set[str]) -> set[str]:
     return found
 
 
+# "what lag / which port / what timeout": nouns that name a quantity ask for a number
+_QUANTITY_NOUNS = (
+    r"\b(number|limit|cap|threshold|size|lag|timeout|ttl|retention|rate|percentage|version|"
+    r"port|count|price|cost|budget|capacity|quota|maximum|minimum|default)\b"
+)
+
+
 def question_kind(question: str) -> str:
     """What the question asks for: duration, number, date, person, reason, howto, yesno, what."""
     q = question.strip().lower()
     if re.search(r"\bhow (long|often|quickly|fast|soon)\b|\bhow much time\b|\bwithin\b", q):
         return "duration"
-    if re.search(r"\bhow (many|much|big|large)\b|\b(number|limit|cap|threshold|size)\b", q):
+    if re.search(r"\bhow (many|much|big|large)\b", q) or re.search(_QUANTITY_NOUNS, q):
         return "number"
     if re.match(r"when\b", q) or re.search(r"\bwhat (date|time|day)\b", q):
         return "date"
