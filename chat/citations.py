@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.prompt import Prompt, PromptSource
+from chat.prose import to_prose
 
 # [1], [1][2] and [1, 2] all count; numbers are short so "[2024]" stays text.
 CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
@@ -79,7 +80,7 @@ def citation_payload(source: PromptSource, *, n: int, preview_url: str) -> dict[
         "slug": hit.slug,
         "project_key": hit.project_key,
         "heading_path": hit.heading_path,
-        "excerpt": excerpt(hit.text),
+        "excerpt": excerpt(to_prose(hit.text)),
         "origin": hit.origin,
         "preview_url": preview_url,
         "canonical_status": hit.canonical_status,

@@ -317,7 +317,7 @@ CHAT = {
     # Chunks retrieved per chat turn: a fact often sits in a list or table chunk ranked 9-12.
     "SEARCH_LIMIT": env_int("KB_CHAT_SEARCH_LIMIT", 12),
     # The offline answer embeds this many best-by-words units to judge them by meaning too.
-    "EXTRACTIVE_EMBED_UNITS": env_int("KB_CHAT_EXTRACTIVE_EMBED_UNITS", 6),
+    "EXTRACTIVE_EMBED_UNITS": env_int("KB_CHAT_EXTRACTIVE_EMBED_UNITS", 12),
     "GROUNDING_MIN_SCORE": env_float("KB_GROUNDING_MIN_SCORE", 0.25),
     "GROUNDING_MIN_COSINE": env_float("KB_GROUNDING_MIN_COSINE", 0.45),
     # ...and below that cosine, the share of the question's IDF-weighted words one chunk holds.

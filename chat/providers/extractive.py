@@ -79,6 +79,10 @@ _MODAL = re.compile(
     re.IGNORECASE,
 )
 _REASON = re.compile(r"\b(because|since|so that|due to|reason|rejected|no |without)\b", re.I)
+_REASON_SECTION = re.compile(r"\b(causes?|why|reasons?|rationale|rejected)\b", re.IGNORECASE)
+_ABOUT_INCIDENTS = re.compile(
+    r"\b(incident|outage|postmortem|post-mortem|caused|happened|went wrong|sev\d?)\b", re.I
+)
 _HOW_TO = re.compile(
     r"^\s*(how (do|can|should) (i|we|you)|how to)\b|\b(command|run|configure|set up|rotate)\b",
     re.IGNORECASE,
@@ -139,7 +143,7 @@ def question_kind(question: str) -> str:
         return "date"
     if re.match(r"who(m|se)?\b", q):
         return "person"
-    if re.match(r"why\b", q):
+    if re.match(r"why\b", q) or re.match(r"what (caused|causes|led to|was the cause)", q):
         return "reason"
     if _HOW_TO.search(q):
         return "howto"
@@ -319,7 +323,7 @@ class _Candidate:
         return self.unit.text
 
 
-def _source_prior(source: PromptSource, *, asks_past: bool) -> float:
+def _source_prior(source: PromptSource, *, asks_past: bool, about_incidents: bool = False) -> float:
     """Retrieval rank and curation status: the answer should lean on the best, current source."""
     hit = source.hit
     prior = 0.4 * max(0.0, min(hit.quality_score, 1.0)) + 0.3 / (1 + source.n)
@@ -327,6 +331,8 @@ def _source_prior(source: PromptSource, *, asks_past: bool) -> float:
         prior -= 0.3  # neighbours complete an answer; they rarely carry it
     if hit.canonical_type == "project-index":
         prior -= 0.6  # index pages are lists of links, not answers
+    if hit.canonical_type == "incident" and not (asks_past or about_incidents):
+        prior -= 0.2  # a postmortem tells what was true then, not how things are now
     status = hit.canonical_status
     if status == "accepted":
         prior += 0.2
@@ -347,7 +353,9 @@ def _kind_bonus(kind: str, unit: Unit, source: PromptSource) -> float:
     if kind == "person":
         return 0.4 if _PERSON.search(text) else -0.1
     if kind == "reason":
-        return 0.15 if _REASON.search(text) else 0.0
+        bonus = 0.15 if _REASON.search(text) else 0.0
+        # a "Root causes" / "Why we rejected it" section is where the reasons are
+        return bonus + (0.3 if _REASON_SECTION.search(unit.section) else 0.0)
     if kind == "yesno":
         return 0.2 if _MODAL.search(text) else 0.0
     if kind in ("what", "howto"):
@@ -412,6 +420,7 @@ class ExtractiveProvider:
         kind = question_kind(question)
         asks_past = bool(_PAST.search(question))
         asks_alternatives = bool(_ASKS_ALTERNATIVES.search(question))
+        about_incidents = bool(_ABOUT_INCIDENTS.search(question))
         current_terms = terms(_QUESTION_WORDS.sub(" ", question))
         earlier_terms = terms(_QUESTION_WORDS.sub(" ", prompt.previous_question)) - current_terms
         identifiers = _named_identifiers(question)
@@ -453,10 +462,10 @@ class ExtractiveProvider:
             score = (
                 1.2 * lexical
                 + 0.05 * len(current_terms & heading_terms)
-                + _source_prior(source, asks_past=asks_past)
+                + _source_prior(source, asks_past=asks_past, about_incidents=about_incidents)
                 + _kind_bonus(kind, unit, source)
                 + _identifier_bonus(identifiers, lowered, around)
-                - (0.3 if unit.kind == "code" else 0.0)
+                - (0.3 if unit.kind == "code" and kind != "howto" else 0.0)
                 # an option that was not chosen answers "which" only when asked why not
                 - (0.45 if unit.alternative and not asks_alternatives else 0.0)
                 - 0.005 * unit.position
