@@ -184,7 +184,9 @@ def _heading_context(section: str) -> str:
     return section if len(section) <= MAX_CONTEXT_CHARS else ""
 
 
-def split_units(text: str, *, section: str = "", link_titles: dict[str, str] | None = None):
+def split_units(
+    text: str, *, section: str = "", link_titles: dict[str, str] | None = None
+) -> list[Unit]:
     """The quotable units of a markdown chunk (see the module docstring)."""
     titles = link_titles or {}
     units: list[Unit] = []
