@@ -163,6 +163,13 @@ class Unit:
     decision: bool = False  # a statement under a Decision heading, or a bold lead statement
     context: str = ""  # the lead-in it follows (matched, not quoted when long)
     alternative: bool = False  # an option that was considered and not chosen
+    match: str = ""  # the text without the titles of the documents it links to
+
+    @property
+    def words(self) -> str:
+        """What the question's words are matched against: a link to the outage postmortem
+        does not make a sentence about the outage."""
+        return self.match or self.text
 
 
 def _clean(text: str, link_titles: dict[str, str]) -> str:
@@ -189,6 +196,7 @@ def split_units(
 ) -> list[Unit]:
     """The quotable units of a markdown chunk (see the module docstring)."""
     titles = link_titles or {}
+    linked_titles = sorted(set(titles.values()), key=len, reverse=True)
     units: list[Unit] = []
     paragraph: list[str] = []
     item: list[str] = []
@@ -208,7 +216,12 @@ def split_units(
         is_decision = decision or current.lower().startswith("decision")
         alternative = bool(_ALTERNATIVES.search(current)) or bool(_NOT_CHOSEN.search(body[-40:]))
         context = lead_text if kind != "sentence" else ""
-        units.append(Unit(body, kind, current, len(units), is_decision, context, alternative))
+        match = body
+        for title in linked_titles:
+            match = match.replace(title, " ")
+        units.append(
+            Unit(body, kind, current, len(units), is_decision, context, alternative, match)
+        )
 
     def flush_paragraph() -> None:
         nonlocal lead, lead_text
@@ -446,13 +459,13 @@ class ExtractiveProvider:
         ] + self._title_units(prompt, substantive or usable, identifiers)
         if not units:
             return ProviderAnswer(text=NO_GROUNDED_ANSWER, model=self.model)
-        weights = self._term_weights([u.text for _, u in units], current_terms | earlier_terms)
+        weights = self._term_weights([u.words for _, u in units], current_terms | earlier_terms)
         whole = sum(weights.get(t, 0.0) for t in current_terms) + 0.5 * sum(
             weights.get(t, 0.0) for t in earlier_terms
         )
         candidates = []
         for source, unit in units:
-            unit_terms = terms(unit.text) | terms(unit.section) | terms(unit.context)
+            unit_terms = terms(unit.words) | terms(unit.section) | terms(unit.context)
             shared = _matching(current_terms, unit_terms)
             shared_earlier = _matching(earlier_terms, unit_terms)
             lexical = (
