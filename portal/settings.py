@@ -97,6 +97,7 @@ SHARED_APPS = [
     "template_partials",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from our static files, no CDN
 ]
 TENANT_APPS = [
     "django.contrib.contenttypes",
@@ -217,6 +218,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Grounded search and chat over a tenant's knowledge base.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Logging -----------------------------------------------------------------------------

@@ -2,7 +2,11 @@
 
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 
 from portal import api, views
 from portal.admin_site import site as admin_site
@@ -16,6 +20,8 @@ urlpatterns = [
     path("api/auth/token", api.TokenObtainApi.as_view(), name="api-token"),
     path("api/auth/me", api.MeApi.as_view(), name="api-me"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("api/", include("kb.urls")),
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
