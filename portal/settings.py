@@ -304,6 +304,10 @@ KB: dict[str, Any] = {
     "RELEVANCE_MEDIUM": env_float("KB_RELEVANCE_MEDIUM", 0.40),
 }
 
+# --- Curation ------------------------------------------------------------------------------
+# An accepted record with no curation change for this many (30-day) months is due a review.
+CURATION_STALE_AFTER_MONTHS = env_int("KB_CURATION_STALE_AFTER_MONTHS", 6)
+
 # --- Chat ----------------------------------------------------------------------------------
 CHAT: dict[str, Any] = {
     # Answer provider: extractive (offline, default) | openai (any OpenAI-compatible endpoint)
