@@ -12,7 +12,7 @@ from portal import api, views
 from portal.admin_site import site as admin_site
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", include("chat.urls_home")),
     path("healthz", views.healthz, name="healthz"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -26,4 +26,5 @@ urlpatterns = [
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
     path("chat/", include("chat.urls")),
+    path("search/", include("kb.urls_pages")),
 ]

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from portal import ratelimit
-from portal.access.selectors import project_list_visible
 
 
 class LoginView(auth_views.LoginView):
@@ -51,14 +49,6 @@ class LoginView(auth_views.LoginView):
 def landing(request: HttpRequest) -> HttpResponse:
     """Public host: what Groundwork is. Lists no tenants."""
     return TemplateResponse(request, "portal/landing.html", {})
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    """Tenant home: the projects the user belongs to and where to go next."""
-    return TemplateResponse(
-        request, "portal/home.html", {"projects": project_list_visible(user=request.user)}
-    )
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
