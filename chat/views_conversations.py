@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.middleware import HtmxDetails
 
@@ -14,6 +15,7 @@ from chat.feedback import feedback_give
 from chat.models import Message, MessageRole
 from chat.selectors import (
     conversation_get_for_user,
+    conversation_list,
     feedback_by_message,
     message_get_for_user,
 )
@@ -59,7 +61,15 @@ def conversation_rename_view(request: HtmxHttpRequest, conversation_id: int) -> 
         return TemplateResponse(
             request,
             f"{ACTIONS}#conversation-header",
-            {"conversation": conversation, "rename_error": error},
+            {
+                "conversation": conversation,
+                "rename_error": error,
+                # the sidebar shows the new name too (swapped out of band)
+                "conversations": conversation_list(user=request.user),
+                "today": timezone.now(),
+                "oob": True,
+                "rename_oob": True,
+            },
         )
     if error:
         return HttpResponse(error, status=400, content_type="text/plain; charset=utf-8")

@@ -77,3 +77,18 @@
     }
   });
 })();
+
+/* Scrollable blocks of a previewed source (code, wide tables) take keyboard focus, so a
+   keyboard user can scroll them too (axe: scrollable-region-focusable). */
+(function () {
+  "use strict";
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    if (!target || target.id !== "preview-body") { return; }
+    target.querySelectorAll(".preview-content pre, .preview-content table").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) {
+        el.setAttribute("tabindex", "0");
+      }
+    });
+  });
+})();
