@@ -21,13 +21,15 @@ COMMENT_MAX_CHARS = 2000
 def _feedback_project_keys(message: Message, user: AnyUser) -> list[str]:
     """Whose editors see it: the projects the question was scoped to, else those the answer
     cited, else (an unscoped refusal) every project the asker could see."""
-    scoped = message.meta.get("filters", {}).get("project_keys") or []
+    visible = set(Project.objects.visible_to(user).values_list("key", flat=True))
+    # a scope naming someone else's project must not queue feedback for its editors
+    scoped = set(message.meta.get("filters", {}).get("project_keys") or []) & visible
     if scoped:
-        return sorted(set(scoped))
+        return sorted(scoped)
     cited = {c.get("project_key") for c in message.citations or [] if c.get("project_key")}
     if cited:
         return sorted(cited)
-    return sorted(Project.objects.visible_to(user).values_list("key", flat=True))
+    return sorted(visible)
 
 
 @transaction.atomic

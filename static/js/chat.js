@@ -170,7 +170,7 @@
         live.removeAttribute("aria-busy");
         var note = document.createElement("p");
         note.className = "muted stopped-note";
-        note.textContent = "Stopped. This partial answer was not saved.";
+        note.textContent = "Stopped.";
         live.appendChild(note);
         if (button) { button.disabled = false; }
         return;

@@ -257,6 +257,7 @@ def test_dark_mode_follows_the_system_setting(browser, server):
         background = dark.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(15, 20, 28)", (path, background)
         assert dark.errors == []
+        assert _axe_blocking(dark) == [], path  # contrast holds in the dark theme too
     light = _signed_in(browser, server, READER, next_url="/chat/", color_scheme="light")
     assert light.evaluate("getComputedStyle(document.body).backgroundColor") == (
         "rgb(246, 247, 249)"
@@ -293,3 +294,38 @@ def test_no_serious_accessibility_violations(page, server):
         assert page.locator("h1").count() == 1
         assert _axe_blocking(page) == [], path
     _shoot(page, "home")
+
+
+def test_stop_ends_a_streaming_answer(page, settings):
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from tests.chat.test_openai_provider import FakeOpenAI
+
+    fake = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    fake.daemon_threads = True
+    fake.mode = "slow"  # 1.5 s before the first token
+    fake.requests = []
+    threading.Thread(target=fake.serve_forever, daemon=True).start()
+    host, port = fake.server_address[:2]
+    settings.CHAT = {
+        **settings.CHAT,
+        "PROVIDER": "openai",
+        "BASE_URL": f"http://{host}:{port}/v1",
+        "STREAMING": True,
+    }
+    try:
+        page.reload()
+        stop = page.locator("#ask-form [data-stop-answer]")
+        assert not stop.is_visible()  # only while an answer is on its way
+        page.fill("#question", FAILOVER)
+        page.click("#ask-form button[type=submit]")
+        stop.wait_for(state="visible")
+        stop.click()
+        page.locator(".bubble-streaming .stopped-note").wait_for()
+        assert not stop.is_visible()
+        assert page.locator("#ask-form button[type=submit]").is_enabled()
+        _shoot(page, "chat-stopped")
+    finally:
+        fake.shutdown()
+        fake.server_close()

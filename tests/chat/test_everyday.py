@@ -339,3 +339,19 @@ def test_an_unscoped_refusal_reaches_the_editors_of_every_project_searched(
     two_editor = get_user_model().objects.get(username="everyday-two-editor")
     assert chat_logs_for(user=two_editor).filter(pk=log.pk).exists()
     assert content_gaps_for(user=two_editor).filter(example_question=NONSENSE).exists()
+
+
+def test_feedback_on_a_foreign_scope_does_not_reach_that_projects_editors(alpha, reader):
+    conversation = Conversation.objects.create(user=reader, title="probe")
+    Message.objects.create(conversation=conversation, role="user", content="secret roadmap?")
+    message = Message.objects.create(
+        conversation=conversation,
+        role="assistant",
+        content="No answer.",
+        refusal_reason=REFUSAL_NO_CONTEXT,
+        meta={"filters": {"project_keys": ["ed-secret"]}},
+    )
+    _client(alpha, reader).post(f"/chat/m/{message.pk}/feedback", {"rating": "down"})
+    feedback = Feedback.objects.get(message=message)
+    assert "ed-secret" not in feedback.project_keys
+    assert sorted(feedback.project_keys) == sorted([HANDBOOK_KEY, "ed-two"])
