@@ -358,6 +358,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
             **self.admin_site.each_context(request),
             "title": f"{BULK_LABELS[action]} {len(records)} record(s)?",
             "verb": verb,
+            "label": BULK_LABELS[action].lower(),
             "action": action,
             "opts": self.model._meta,
             "records": records,

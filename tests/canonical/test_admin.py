@@ -147,6 +147,7 @@ def test_bulk_status_changes_confirm_with_a_reason_first(client_for, editor, rec
     body = page.content.decode()
     assert page.status_code == 200 and "Archive 2 record(s)?" in body
     assert "use-kafka" in body and "use-nats" in body and 'name="reason"' in body
+    assert 'value="Yes, archive them"' in body
     assert not RecordChange.objects.exists()  # nothing happens before the confirmation
     blank = client.post(
         LIST_URL,

@@ -329,3 +329,25 @@ def test_stop_ends_a_streaming_answer(page, settings):
     finally:
         fake.shutdown()
         fake.server_close()
+
+
+def test_curation_console_views_for_screenshots(browser, server):
+    """The new console views render for an editor: record readers, review due, bulk confirm."""
+    editor = _signed_in(browser, server, EDITOR, next_url="/admin/canonical/canonicalrecord/")
+    editor.goto(f"{server}/admin/canonical/canonicalrecord/?review=due")
+    assert "not reviewed for" in editor.locator("#changelist-filter").inner_text()
+    _shoot(editor, "admin-review-due")
+    editor.goto(f"{server}/admin/canonical/canonicalrecord/?q=redis")
+    editor.locator("#result_list tbody tr").first.locator("input.action-select").check()
+    editor.select_option("select[name=action]", "deprecate_records")
+    editor.click("button[name=index]")
+    editor.locator("#bulk-confirm-form textarea[name=reason]").wait_for()
+    assert "Deprecate 1 record(s)?" in editor.locator("#content").inner_text()
+    _shoot(editor, "admin-bulk-confirm")
+    editor.click("#bulk-confirm-form .cancel-link")  # nothing is changed
+    editor.locator("#result_list tbody tr th a").first.click()
+    readers = editor.locator("#record-readers")
+    assert "everyday-browser" in readers.inner_text()
+    readers.scroll_into_view_if_needed()
+    _shoot(editor, "admin-record-readers")
+    assert editor.errors == []
