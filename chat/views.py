@@ -27,6 +27,7 @@ from chat.services import ChatInputError, TurnResult, message_send, message_stre
 from chat.views_conversations import attach_answer_actions
 from kb.retrieval.types import SearchFilters
 from portal.access.selectors import project_list_visible
+from portal.ratelimit import throttled
 
 PAGE = "chat/page.html"
 
@@ -38,7 +39,7 @@ def _page_context(
     project_key: str = "",
     error: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    messages_ = message_list(conversation=conversation) if conversation else []
+    messages_ = message_list(conversation=conversation, user=request.user) if conversation else []
     attach_answer_actions(request.user, messages_)
     return {
         "conversation": conversation,
@@ -110,6 +111,7 @@ def _error_for(exc: Exception, question: str) -> dict[str, Any]:
 
 @login_required
 @require_POST
+@throttled("chat")
 def chat_send(request: HttpRequest) -> HttpResponse:
     """Ask: one chat turn. htmx gets the chat-main fragment; plain forms a redirect."""
     question, project_key, conversation, filters = _send_input(request)
@@ -146,6 +148,7 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 
 @login_required
 @require_POST
+@throttled("chat")
 def chat_stream(request: HttpRequest) -> StreamingHttpResponse:
     """Ask, streamed as server-sent events: `token` pieces, then `done` with the chat-main
     fragment (the same HTML chat_send returns), errors included as an error bubble."""

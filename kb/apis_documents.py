@@ -17,10 +17,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kb.curation import METADATA_FIELDS, registered_editor
+from kb.curation import METADATA_FIELDS, ChangeOrigin, registered_editor
 from kb.filters import SearchFilters
 from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
-from kb.models import CanonicalStatus, CanonicalType, Document
+from kb.models import TAG_MAX_CHARS, CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
 from kb.services import document_ingest, document_soft_delete, document_update_metadata
 from kb.services import ingest_summary as build_ingest_summary
@@ -71,6 +71,11 @@ class DocumentListApi(APIView):
     """List visible documents (filters, pages); ingest a document into a project."""
 
     pagination_class = Pagination
+
+    @property
+    def max_body_bytes(self) -> int:
+        """A document's content may be JSON-escaped to twice its size, plus the other fields."""
+        return 2 * int(settings.KB["INGEST_MAX_FILE_BYTES"]) + 64 * 1024
 
     @extend_schema_serializer(component_name="KbDocumentFilters")
     class FilterSerializer(serializers.Serializer):
@@ -149,7 +154,9 @@ class DocumentListApi(APIView):
         responses={
             201: IngestSummarySerializer,
             200: IngestSummarySerializer,
-            400: OpenApiResponse(description="Field errors"),
+            400: OpenApiResponse(
+                description="Field errors, or the content is over the ingestion budget"
+            ),
             403: FORBIDDEN,
             404: NOT_FOUND,
             503: OpenApiResponse(description="The embedding provider failed; nothing written"),
@@ -169,6 +176,7 @@ class DocumentListApi(APIView):
             content=data["content"],
             title=data.get("title"),
             source_type=data.get("source_type"),
+            origin=ChangeOrigin(actor=request.user, via="api"),
         )
         body = {
             "status": outcome.status,
@@ -176,9 +184,12 @@ class DocumentListApi(APIView):
             **build_ingest_summary([outcome]),
         }
         if outcome.status == "failed":
-            return Response(
-                {"detail": outcome.error, **body}, status=status.HTTP_503_SERVICE_UNAVAILABLE
+            failure_code = (
+                status.HTTP_400_BAD_REQUEST
+                if outcome.rejected
+                else status.HTTP_503_SERVICE_UNAVAILABLE
             )
+            return Response({"detail": outcome.error, **body}, status=failure_code)
         code = status.HTTP_201_CREATED if outcome.status == "created" else status.HTTP_200_OK
         return Response(body, status=code)
 
@@ -188,7 +199,7 @@ class DocumentUpdateSerializer(serializers.Serializer):
     # kb's metadata fields plus those of the registered curation layer (kb.curation).
     title = serializers.CharField(max_length=500)
     tags = serializers.ListField(
-        child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
+        child=serializers.CharField(max_length=TAG_MAX_CHARS), max_length=100, allow_empty=True
     )
     summary = serializers.CharField(max_length=10_000, allow_blank=True)
     owners = serializers.ListField(
@@ -271,5 +282,5 @@ class DocumentDetailApi(APIView):
     )
     def delete(self, request: Request, document_id: int) -> Response:
         document = document_get_editable(request.user, document_id)
-        document_soft_delete(document=document)
+        document_soft_delete(document=document, origin=ChangeOrigin(actor=request.user, via="api"))
         return Response(status=status.HTTP_204_NO_CONTENT)

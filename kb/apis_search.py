@@ -10,12 +10,12 @@ from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializ
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from kb.models import CanonicalType, SourceType
 from kb.retrieval import MODES, InvalidSearchRequest, SearchFilters, search
 from kb.retrieval.types import FILTER_KEYS
+from portal.throttling import ScopedThrottle
 
 
 class StrictListField(serializers.ListField):
@@ -120,7 +120,7 @@ _HIT = inline_serializer(
 class SearchApi(APIView):
     """Hybrid search over the documents the caller may see."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedThrottle]
     throttle_scope = "search"
 
     class InputSerializer(serializers.Serializer):

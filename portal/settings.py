@@ -193,20 +193,53 @@ CONTENT_SECURITY_POLICY = env_str(
 )
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW = env_int("LOGIN_FAILURE_WINDOW", 300)
+# How many reverse proxies in front of the app append to X-Forwarded-For. 0: the header is
+# client-supplied and ignored; every limiter counts REMOTE_ADDR.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+# API tokens expire this many days after they were issued (0: never).
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30)
+
+# --- Shared cache ------------------------------------------------------------------------
+# Throttle and rate-limit counters must be shared by every process and server: the database
+# cache table (created by migrate) by default, Redis when CACHE_URL=redis://host:6379/0.
+CACHE_URL = env_str("CACHE_URL")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES: dict[str, dict[str, Any]] = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "groundwork",
+        }
+    }
+elif CACHE_URL in ("", "db"):
+    CACHES = {
+        "default": {
+            "BACKEND": "portal.cache.DatabaseCache",
+            "LOCATION": "groundwork_cache",
+            "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 100_000)},
+        }
+    }
+else:
+    raise ImproperlyConfigured(
+        f"CACHE_URL must be redis://..., rediss://..., unix://... or db, got {CACHE_URL!r}"
+    )
 
 # --- API ---------------------------------------------------------------------------------
+# JSON request bodies above this are a 413 before parsing (views may declare their own limit).
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 1024 * 1024)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "portal.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["portal.parsers.LimitedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "portal.schema.GroundworkAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "portal.api.exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "auth_token": env_str("API_TOKEN_RATE", "20/min"),
         "search": env_str("API_SEARCH_RATE", "600/min"),
@@ -254,6 +287,11 @@ KB: dict[str, Any] = {
     "CHUNK_MAX_TOKENS": env_int("KB_CHUNK_MAX_TOKENS", 768),
     "CHUNK_OVERLAP_TOKENS": env_int("KB_CHUNK_OVERLAP_TOKENS", 64),
     "INGEST_MAX_FILE_BYTES": env_int("KB_INGEST_MAX_FILE_BYTES", 50 * 1024 * 1024),
+    # Ingestion budget per document: beyond any of these the file is refused (nothing written)
+    "INGEST_MAX_FRONTMATTER_BYTES": env_int("KB_INGEST_MAX_FRONTMATTER_BYTES", 64 * 1024),
+    "INGEST_MAX_NESTING": env_int("KB_INGEST_MAX_NESTING", 20),
+    "INGEST_MAX_CHUNKS": env_int("KB_INGEST_MAX_CHUNKS", 10_000),
+    "INGEST_MAX_SECONDS": env_float("KB_INGEST_MAX_SECONDS", 60.0),
     # Retrieval arms
     "FTS_LANGUAGE": env_str("KB_FTS_LANGUAGE", "english"),
     "HYBRID_SEARCH_ENABLED": env_bool("KB_HYBRID_SEARCH_ENABLED", True),

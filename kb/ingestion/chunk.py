@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+HEADING_OPEN_RE = re.compile(r" {0,3}(#{1,6})[ \t]")
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 WORD_RE = re.compile(r"\w+|[^\w\s]")
 PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
@@ -48,6 +48,22 @@ def estimate_tokens(text: str) -> int:
     return sum(1 + (len(word) - 1) // 6 for word in WORD_RE.findall(text))
 
 
+def heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line (`## Text ##`), else None.
+
+    Plain string work, not one regex: `(.+?)(?:[ \t]+#+)?[ \t]*$` backtracks quadratically
+    on a heading line with a long run of spaces.
+    """
+    opening = HEADING_OPEN_RE.match(line)
+    if opening is None or opening.end() == len(line):
+        return None
+    text = line[opening.end() :].strip(" \t")
+    unclosed = text.rstrip("#")
+    if unclosed != text and unclosed and unclosed[-1] in " \t":
+        text = unclosed.rstrip(" \t")  # drop the optional closing sequence: "## Text ##"
+    return len(opening.group(1)), text
+
+
 def _clean_heading(raw: str) -> str:
     return INLINE_MARKUP_RE.sub("", raw).strip()[:300]
 
@@ -80,12 +96,12 @@ def _sections(text: str, title: str) -> Iterator[_Section]:
         elif fence_match:
             fence = fence_match.group(1)
         else:
-            heading = HEADING_RE.match(line)
-            if heading and len(heading.group(1)) <= BREADCRUMB_LEVELS:
+            found = heading(line)
+            if found and found[0] <= BREADCRUMB_LEVELS:
                 if pos > start:
                     yield _Section(path, start, pos, body_start)
-                level = len(heading.group(1))
-                stack[level - 1] = _clean_heading(heading.group(2))
+                level = found[0]
+                stack[level - 1] = _clean_heading(found[1])
                 for deeper in range(level, BREADCRUMB_LEVELS):
                     stack[deeper] = ""
                 path = _breadcrumb(stack, title)

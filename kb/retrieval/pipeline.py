@@ -21,6 +21,8 @@ from kb.retrieval.inject import inject
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
 from kb.retrieval.rerank import Weights
 from kb.retrieval.types import (
+    DEGRADED_EMBEDDING,
+    DEGRADED_KEYWORD,
     MODES,
     Candidate,
     Origin,
@@ -142,7 +144,7 @@ def search(
         except EmbeddingError as exc:
             embedding_available = False
             logger.warning("query embedding failed, keyword-only search: %s", exc)
-            degraded.append(f"embedding failed ({exc}); keyword-only results")
+            degraded.append(DEGRADED_EMBEDDING)  # typed: the provider detail is for the log only
 
     want_semantic = mode in ("hybrid", "dense") and vector is not None
     want_keyword = (mode == "keyword") or (
@@ -164,7 +166,7 @@ def search(
             keyword_ok = True
         except KeywordArmError as exc:
             logger.warning("keyword arm failed, semantic-only search: %s", exc)
-            degraded.append(f"keyword search failed ({exc}); semantic-only results")
+            degraded.append(DEGRADED_KEYWORD)
             if mode == "keyword" and vector is not None:
                 semantic = semantic_arm(
                     vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"]
