@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
@@ -24,7 +25,7 @@ from django.views.decorators.http import require_POST
 
 from canonical import selectors, services
 from canonical.models import AuditContext, CanonicalRecord, ChangeSource, RecordChange
-from canonical.transitions import CurationError, change_errors
+from canonical.transitions import CurationError, change_errors, check_reason
 from kb.models import Document, Edge, EdgeType
 from portal.access.models import Project
 from portal.admin_site import NotFoundOutOfScopeMixin, site
@@ -44,6 +45,12 @@ def _by(request: HttpRequest, reason: str = "") -> AuditContext:
 # --- Canonical records -------------------------------------------------------------------
 
 
+BULK_LABELS = {
+    "accept_records": "Accept",
+    "deprecate_records": "Deprecate",
+    "archive_records": "Archive",
+    "restore_records": "Restore",
+}
 WORKFLOW_FIELDS = ("canonical_type", "canonical_status", "retrieval_priority")
 
 
@@ -62,6 +69,7 @@ class RecordFormMixin:
             canonical_type=instance.canonical_type,
             canonical_status=instance.canonical_status,
             changes=changes,
+            reason=cleaned.get("reason") or "",
         )
         for field, error in errors.items():
             if field in self.fields:  # type: ignore[attr-defined]
@@ -90,10 +98,10 @@ RECORD_FIELDS = [
 
 class RecordForm(RecordFormMixin, forms.ModelForm):
     reason = forms.CharField(
-        required=False,
+        required=False,  # required with a status change: the workflow rule says so (clean)
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
-        help_text="Why you changed this record; kept in its history.",
+        help_text="Why you changed this record; kept in its history. Required to change the status.",
     )
 
     class Meta:
@@ -107,6 +115,14 @@ class SupersedeForm(forms.Form):
         required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3, "cols": 60})
     )
 
+    def clean_reason(self) -> str:
+        reason = self.cleaned_data.get("reason") or ""
+        try:
+            check_reason(reason)
+        except CurationError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return reason
+
     def __init__(self, *args: Any, candidates: QuerySet[Document], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         successor = cast(forms.ModelChoiceField, self.fields["successor"])
@@ -114,6 +130,15 @@ class SupersedeForm(forms.Form):
         successor.label_from_instance = lambda obj: (  # type: ignore[method-assign]
             f"{obj.title} ({obj.slug}, {obj.canonical_status or 'no status'})"
         )
+
+
+class BulkStatusForm(forms.Form):
+    """The confirmation page of a bulk status change: why (the workflow requires a reason)."""
+
+    reason = forms.CharField(
+        required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 3, "cols": 60})
+    )
+    clean_reason = SupersedeForm.clean_reason
 
 
 class EdgeAddForm(forms.Form):
@@ -141,6 +166,24 @@ class ProjectFilter(admin.SimpleListFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value():
             return queryset.filter(project__key=self.value())
+        return queryset
+
+
+class ReviewDueFilter(admin.SimpleListFilter):
+    """Stale knowledge: accepted records nobody has curated for a while (a setting)."""
+
+    title = "review"
+    parameter_name = "review"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        months = settings.CURATION_STALE_AFTER_MONTHS
+        return [("due", f"Accepted, not reviewed for {months}+ months")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() == "due":
+            return selectors.records_review_due(
+                queryset, months=settings.CURATION_STALE_AFTER_MONTHS
+            )
         return queryset
 
 
@@ -177,11 +220,14 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         "updated",
     ]
     list_display_links = ["title"]
-    list_editable = ["canonical_status", "retrieval_priority"]
+    # Status changes need a reason, which an inline list edit cannot give: the record page
+    # and the bulk actions (with their confirmation page) ask for one.
+    list_editable = ["retrieval_priority"]
     list_filter = [
         "canonical_type",
         "canonical_status",
         ProjectFilter,
+        ReviewDueFilter,
         "evidence_tier",
     ]
     list_select_related = ["project"]
@@ -275,11 +321,12 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         queryset: QuerySet[Document],
         service: Callable[..., Document],
         verb: str,
+        reason: str = "",
     ) -> None:
         done, failed = 0, []
         for document in queryset:
             try:
-                service(document=document, by=_by(request))
+                service(document=document, by=_by(request, reason))
             except CurationError as exc:
                 failed.append(f"{document.slug}: {exc}")
             else:
@@ -289,21 +336,72 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         for failure in failed:
             self.message_user(request, f"Not {verb}: {failure}", messages.WARNING)
 
-    @admin.action(description="Accept selected records", permissions=["change"])
-    def accept_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
-        self._bulk(request, queryset, services.record_accept, "accepted")
+    def _bulk_confirmed(
+        self,
+        request: HttpRequest,
+        queryset: QuerySet[Document],
+        service: Callable[..., Document],
+        *,
+        action: str,
+        verb: str,
+    ) -> HttpResponse | None:
+        """A status change of many records: a confirmation page with the reason, then apply."""
+        records = list(queryset.order_by("project__key", "slug"))
+        if "apply" in request.POST:
+            form = BulkStatusForm(request.POST)
+            if form.is_valid():
+                self._bulk(request, queryset, service, verb, reason=form.cleaned_data["reason"])
+                return None
+        else:
+            form = BulkStatusForm()
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"{BULK_LABELS[action]} {len(records)} record(s)?",
+            "verb": verb,
+            "label": BULK_LABELS[action].lower(),
+            "action": action,
+            "opts": self.model._meta,
+            "records": records,
+            "form": form,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/canonical/bulk_confirm.html", context)
 
-    @admin.action(description="Deprecate selected records", permissions=["change"])
-    def deprecate_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
-        self._bulk(request, queryset, services.record_deprecate, "deprecated")
+    @admin.action(description="Accept selected records…", permissions=["change"])
+    def accept_records(
+        self, request: HttpRequest, queryset: QuerySet[Document]
+    ) -> HttpResponse | None:
+        return self._bulk_confirmed(
+            request, queryset, services.record_accept, action="accept_records", verb="accepted"
+        )
 
-    @admin.action(description="Archive selected records", permissions=["change"])
-    def archive_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
-        self._bulk(request, queryset, services.record_archive, "archived")
+    @admin.action(description="Deprecate selected records…", permissions=["change"])
+    def deprecate_records(
+        self, request: HttpRequest, queryset: QuerySet[Document]
+    ) -> HttpResponse | None:
+        return self._bulk_confirmed(
+            request,
+            queryset,
+            services.record_deprecate,
+            action="deprecate_records",
+            verb="deprecated",
+        )
 
-    @admin.action(description="Restore selected records", permissions=["change"])
-    def restore_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
-        self._bulk(request, queryset, services.record_restore, "restored")
+    @admin.action(description="Archive selected records…", permissions=["change"])
+    def archive_records(
+        self, request: HttpRequest, queryset: QuerySet[Document]
+    ) -> HttpResponse | None:
+        return self._bulk_confirmed(
+            request, queryset, services.record_archive, action="archive_records", verb="archived"
+        )
+
+    @admin.action(description="Restore selected records…", permissions=["change"])
+    def restore_records(
+        self, request: HttpRequest, queryset: QuerySet[Document]
+    ) -> HttpResponse | None:
+        return self._bulk_confirmed(
+            request, queryset, services.record_restore, action="restore_records", verb="restored"
+        )
 
     @admin.action(description="Promote selected auto records to human", permissions=["change"])
     def promote_records(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
@@ -385,6 +483,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
             "record_graph_svg": selectors.record_neighbourhood_svg(document=document, edges=edges),
             "record_history": selectors.record_history(user=request.user, document=document)[:200],
             "edge_add_form": EdgeAddForm(candidates=candidates),
+            "record_readers": selectors.record_readers(document=document),
         }
         return super().change_view(request, object_id, form_url, context)
 
@@ -459,7 +558,16 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
 class RecordChangeAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin.ModelAdmin):
     """The audit trail, read-only."""
 
-    list_display = ["at", "record", "field", "from_value", "to_value", "actor_name", "source"]
+    list_display = [
+        "at",
+        "record",
+        "field",
+        "from_value",
+        "to_value",
+        "reason",
+        "actor_name",
+        "source",
+    ]
     list_filter = ["field", "source"]
     search_fields = ["document__slug", "document__title", "actor_name", "reason"]
     list_select_related = ["document"]

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.contrib.auth import get_user_model
+from django.db.models import Max, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from canonical.models import RecordChange
@@ -15,9 +20,9 @@ from canonical.rendering import (
     render_neighbourhood_svg,
 )
 from canonical.transitions import SUCCESSOR_STATUSES
-from kb.models import Document, Edge
+from kb.models import CanonicalStatus, Document, Edge
 from kb.rendering import rebuild_content, render_markdown
-from portal.access.models import AnyUser
+from portal.access.models import AnyUser, Membership, Role
 
 
 def record_history(*, user: AnyUser, document: Document) -> QuerySet[RecordChange]:
@@ -132,4 +137,54 @@ def record_neighbourhood_svg(*, document: Document, edges: list[EdgeRow]) -> Saf
         graph_edges.append(GraphEdge(source=source, target=target, edge_type=row.edge.edge_type))
     return render_neighbourhood_svg(
         centre=centre, neighbours=list(neighbours.values()), edges=graph_edges
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordReaders:
+    """Who can read a record, grouped the way an auditor asks: by project role, then superusers."""
+
+    project_key: str
+    by_role: list[tuple[str, list[str]]]
+    superusers: list[str]
+
+
+def record_readers(*, document: Document) -> RecordReaders:
+    """The people who can read `document`: its project's members by role and the tenant's
+    superusers, each confirmed through Document.objects.visible_to (the one rule)."""
+    User = get_user_model()
+
+    def can_read(user: Any) -> bool:
+        return Document.objects.visible_to(user).filter(pk=document.pk).exists()
+
+    memberships = (
+        Membership.objects.filter(project_id=document.project_id, user__is_active=True)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    by_role: dict[str, list[str]] = {label: [] for _, label in Role.choices}
+    for membership in memberships:
+        if not membership.user.is_superuser and can_read(membership.user):
+            by_role[Role(membership.role).label].append(membership.user.get_username())
+    superusers = [
+        user.get_username()
+        for user in User.objects.filter(is_active=True, is_superuser=True).order_by("username")
+        if can_read(user)
+    ]
+    return RecordReaders(
+        project_key=document.project.key,
+        by_role=[(role, names) for role, names in by_role.items()],
+        superusers=superusers,
+    )
+
+
+def records_review_due(records: QuerySet[Document], *, months: int) -> QuerySet[Document]:
+    """Accepted records whose last curation change (else their creation) is older than
+    `months` 30-day months: knowledge that may have gone stale, oldest first."""
+    cutoff = timezone.now() - timedelta(days=30 * months)
+    return (
+        records.filter(canonical_status=CanonicalStatus.ACCEPTED)
+        .annotate(last_reviewed=Coalesce(Max("changes__at"), "created_at"))
+        .filter(last_reviewed__lt=cutoff)
+        .order_by("last_reviewed")
     )

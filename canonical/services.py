@@ -21,6 +21,7 @@ from canonical.transitions import (
     InvalidValue,
     NotEditable,
     check_changes,
+    check_reason,
     check_transition,
 )
 from kb.curation import METADATA_FIELDS, ChangeOrigin, FieldChange
@@ -144,6 +145,7 @@ def record_set_status(
         canonical_type=doc.canonical_type,
         canonical_status=doc.canonical_status,
         changes={"canonical_status": status},
+        reason=by.reason,
     )
     if doc.canonical_status == CanonicalStatus.SUPERSEDED:
         _drop_supersede_edges(doc, by=by)
@@ -229,6 +231,7 @@ def record_supersede(
             f"{successor.slug} is superseded by this record; a cycle is not allowed."
         )
     check_transition(doc.canonical_status, CanonicalStatus.SUPERSEDED)
+    check_reason(by.reason)
     fields: list[str] = []
     if doc.canonical_status != CanonicalStatus.SUPERSEDED:
         fields = _change_status(doc, CanonicalStatus.SUPERSEDED, by=by)
@@ -278,6 +281,7 @@ def record_restore(
             RESTORE_DEFAULT,
             f"Only deprecated, superseded or archived records can be restored (this one has {current}).",
         )
+    check_reason(by.reason)
     target = _previous_status(doc)
     if doc.canonical_status == CanonicalStatus.SUPERSEDED:
         _drop_supersede_edges(doc, by=by)
@@ -299,6 +303,7 @@ def record_set_priority(
         canonical_type=doc.canonical_type,
         canonical_status=doc.canonical_status,
         changes={"retrieval_priority": priority},
+        reason=by.reason,
     )
     value = priority
     if doc.retrieval_priority != value:
@@ -328,6 +333,7 @@ def record_set_type(
         canonical_type=doc.canonical_type,
         canonical_status=doc.canonical_status,
         changes={"canonical_type": canonical_type},
+        reason=by.reason,
     )
     fields: list[str] = []
     if doc.canonical_type != canonical_type:
@@ -481,6 +487,7 @@ def record_apply_changes(
         canonical_type=document.canonical_type,
         canonical_status=document.canonical_status,
         changes=checked,
+        reason=by.reason,
     )
     metadata = {name: changes[name] for name in METADATA_FIELDS if name in changes}
     if metadata:

@@ -14,6 +14,10 @@ SUPERSEDE_WITH_SUCCESSOR = (
     "Supersede a record by naming its successor (the Supersede action or endpoint)."
 )
 KEEPS_TYPE = "A canonical record keeps its type; archive it instead."
+REASON_REQUIRED = (
+    "Give a reason for this status change; it is kept in the record's history for readers "
+    "and auditors."
+)
 
 # from-status (None = a plain document with no status yet) -> statuses it may move to.
 # `superseded` is only reached through record_supersede, which names the successor.
@@ -88,6 +92,12 @@ def check_transition(from_status: str | None, to_status: str) -> None:
         raise InvalidTransition(from_status, to_status)
 
 
+def check_reason(reason: str) -> None:
+    """Raise InvalidValue unless a status change or supersede says why."""
+    if not (reason or "").strip():
+        raise InvalidValue("reason", REASON_REQUIRED)
+
+
 def check_priority(value: object) -> int:
     """The priority as an int in 0..100, or InvalidValue."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -100,13 +110,17 @@ def check_priority(value: object) -> int:
 
 
 def change_errors(
-    *, canonical_type: str | None, canonical_status: str | None, changes: Mapping[str, Any]
+    *,
+    canonical_type: str | None,
+    canonical_status: str | None,
+    changes: Mapping[str, Any],
+    reason: str,
 ) -> dict[str, CurationError]:
     """The workflow's objections to `changes` on a record in this state (field -> error).
 
     The one home of the edit rules: the admin forms show these as field errors, the services
     raise the first one. A change of status is checked after a change of type, which turns a
-    plain document into a draft.
+    plain document into a draft; a real change of status needs a `reason`.
     """
     errors: dict[str, CurationError] = {}
     new_type = changes.get("canonical_type", canonical_type)
@@ -138,8 +152,9 @@ def change_errors(
         elif not (implied_draft and status == current):
             try:
                 check_transition(current, status)
+                check_reason(reason)
             except CurationError as exc:
-                errors["canonical_status"] = exc
+                errors[exc.field] = exc
     if "retrieval_priority" in changes:
         try:
             check_priority(changes["retrieval_priority"])
@@ -149,11 +164,18 @@ def change_errors(
 
 
 def check_changes(
-    *, canonical_type: str | None, canonical_status: str | None, changes: Mapping[str, Any]
+    *,
+    canonical_type: str | None,
+    canonical_status: str | None,
+    changes: Mapping[str, Any],
+    reason: str,
 ) -> None:
     """Raise the first of `change_errors` (the services' form of the same rules)."""
     errors = change_errors(
-        canonical_type=canonical_type, canonical_status=canonical_status, changes=changes
+        canonical_type=canonical_type,
+        canonical_status=canonical_status,
+        changes=changes,
+        reason=reason,
     )
     if errors:
         raise next(iter(errors.values()))

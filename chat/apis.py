@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from chat.models import Conversation, ConversationSource
 from chat.providers import ProviderError
 from chat.selectors import conversation_get_for_user, document_preview
-from chat.services import ChatInputError, message_send
+from chat.services import ChatInputError, message_send, question_length_error
 from kb.apis_search import SearchFiltersSerializer, filters_from
 from portal.throttling import ScopedThrottle
 
@@ -29,11 +29,9 @@ class ChatApi(APIView):
         conversation_id = serializers.IntegerField(required=False, allow_null=True, min_value=1)
 
         def validate_question(self, value: str) -> str:
-            limit = int(settings.CHAT["QUESTION_MAX_CHARS"])
-            if len(value) > limit:
-                raise serializers.ValidationError(
-                    f"Ensure this field has no more than {limit} characters."
-                )
+            too_long = question_length_error(value)
+            if too_long:
+                raise serializers.ValidationError(too_long)
             return value
 
     class OutputSerializer(serializers.Serializer):
@@ -69,7 +67,8 @@ class ChatApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        conversation = None
+        # A new conversation started here is marked as the API's: the browser list omits it.
+        conversation = Conversation(user=request.user, source=ConversationSource.API)
         if data.get("conversation_id"):
             conversation = conversation_get_for_user(
                 user=request.user, conversation_id=data["conversation_id"]

@@ -6,11 +6,21 @@ from django.conf import settings
 from django.db import models
 
 
+class ConversationSource(models.TextChoices):
+    BROWSER = "browser", "Browser"
+    API = "api", "API"
+
+
 class Conversation(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
     )
     title = models.CharField(max_length=200, blank=True, default="")
+    # Where the conversation started: the chat page lists browser ones only, so scripts
+    # calling the API do not flood a person's sidebar.
+    source = models.CharField(
+        max_length=10, choices=ConversationSource.choices, default=ConversationSource.BROWSER
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -94,3 +104,56 @@ class ContentGap(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project_key or '*'}: {self.normalised_question} ({self.count})"
+
+
+class FeedbackRating(models.TextChoices):
+    UP = "up", "Helpful"
+    DOWN = "down", "Not helpful"
+
+
+class Feedback(models.Model):
+    """A reader's verdict on one answer; thumbs-down ones queue for the projects' editors."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_feedback"
+    )
+    rating = models.CharField(max_length=4, choices=FeedbackRating.choices)
+    comment = models.TextField(blank=True, default="")
+    # Copied from the answer when given, so the editors' queue filters without parsing
+    # message JSON: the projects searched and the documents cited.
+    project_keys = models.JSONField(default=list, blank=True)
+    document_ids = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    # Filled by an editor turning the thumbs-down into a gold question for the answer harness.
+    gold_facts = models.TextField(
+        blank=True,
+        default="",
+        help_text="One fact the right answer must state per line; alternatives separated by |.",
+    )
+    gold_slugs = models.TextField(
+        blank=True, default="", help_text="Slugs of the documents that answer it, one per line."
+    )
+    gold_refuse = models.BooleanField(
+        default=False, help_text="The right answer is a refusal (nothing documents it)."
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "feedback"
+        constraints = [
+            models.UniqueConstraint(fields=["message", "user"], name="chat_feedback_one_per_user")
+        ]
+        indexes = [models.Index(fields=["rating", "resolved_at"], name="chat_feedback_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.get_rating_display()}: {self.message.content[:60]}"

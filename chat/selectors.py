@@ -2,25 +2,48 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from chat.models import ChatLog, ContentGap, Conversation, Message
+from chat.models import (
+    ChatLog,
+    ContentGap,
+    Conversation,
+    ConversationSource,
+    Feedback,
+    FeedbackRating,
+    Message,
+    MessageRole,
+)
 from kb.models import Chunk, Document
 from kb.rendering import rebuild_content, render_markdown
 from kb.selectors import document_get_visible
 from portal.access.models import AnyUser, Project
 
 
-def conversation_list(*, user: AnyUser, limit: int = 50) -> list[Conversation]:
-    """The user's own conversations, most recently active first."""
+def conversation_list(
+    *,
+    user: AnyUser,
+    query: str = "",
+    source: str = ConversationSource.BROWSER,
+    limit: int = 50,
+) -> list[Conversation]:
+    """The user's own conversations started from `source`, most recently active first;
+    `query` keeps those whose title or any message contains it."""
     if isinstance(user, AnonymousUser):
         return []
-    return list(Conversation.objects.filter(user_id=user.pk).order_by("-updated_at", "-id")[:limit])
+    conversations = Conversation.objects.filter(user_id=user.pk, source=source)
+    query = query.strip()
+    if query:
+        conversations = conversations.filter(
+            Q(title__icontains=query) | Q(messages__content__icontains=query)
+        ).distinct()
+    return list(conversations.order_by("-updated_at", "-id")[:limit])
 
 
 def conversation_get_for_user(*, user: AnyUser, conversation_id: int) -> Conversation:
@@ -134,23 +157,115 @@ def content_gaps_for(*, user: AnyUser) -> QuerySet[ContentGap]:
     return ContentGap.objects.filter(project_key__in=keys)
 
 
-def chat_logs_for(*, user: AnyUser) -> QuerySet[ChatLog]:
-    """Chat log rows touching only projects the user edits; superusers see all."""
+def _editor_rows(
+    queryset: QuerySet, *, user: AnyUser, refusal_field: str = "refusal_reason"
+) -> QuerySet:
+    """Rows (with `project_keys` and `refusal_reason`) an editor may read: every key of the row
+    is a project they edit, or the row is a refusal (no document text in it) and some key is.
+    Refusals asked over "All my projects" thus reach the editors of each project searched."""
     if getattr(user, "is_superuser", False):
-        return ChatLog.objects.all()
+        return queryset
     keys = list(Project.objects.editable_by(user).values_list("key", flat=True))
     if not keys:
-        return ChatLog.objects.none()
-    # project_keys is a JSON list; a row is visible when all of its keys are editable.
-    return ChatLog.objects.exclude(project_keys=[]).filter(project_keys__contained_by=keys)
+        return queryset.none()
+    # project_keys is a JSON list of strings: `?|` (has_any_keys) matches its elements.
+    return queryset.exclude(project_keys=[]).filter(
+        Q(project_keys__contained_by=keys)
+        | (~Q(**{refusal_field: ""}) & Q(project_keys__has_any_keys=keys))
+    )
+
+
+def chat_logs_for(*, user: AnyUser) -> QuerySet[ChatLog]:
+    """Chat log rows an editor may read (see _editor_rows); superusers see all."""
+    return _editor_rows(ChatLog.objects.all(), user=user)
+
+
+def message_get_for_user(*, user: AnyUser, message_id: int) -> Message:
+    """An answer in one of the user's own conversations; Http404 for anything else."""
+    if isinstance(user, AnonymousUser):
+        raise Http404
+    message = (
+        Message.objects.select_related("conversation")
+        .filter(pk=message_id, role=MessageRole.ASSISTANT, conversation__user_id=user.pk)
+        .first()
+    )
+    if message is None:
+        raise Http404
+    return message
+
+
+def message_question(message: Message) -> str:
+    """The question an answer replies to: the user message just before it."""
+    return (
+        Message.objects.filter(
+            conversation_id=message.conversation_id, role=MessageRole.USER, pk__lt=message.pk
+        )
+        .order_by("-pk")
+        .values_list("content", flat=True)
+        .first()
+    ) or ""
+
+
+def feedback_by_message(*, user: AnyUser, messages: list[Message]) -> dict[int, Feedback]:
+    """The user's own feedback on each of `messages`, keyed by message id."""
+    if isinstance(user, AnonymousUser) or not messages:
+        return {}
+    rows = Feedback.objects.filter(user_id=user.pk, message__in=[m.pk for m in messages])
+    return {row.message_id: row for row in rows}
+
+
+def feedback_for_editor(*, user: AnyUser) -> QuerySet[Feedback]:
+    """Feedback an editor may review: the chat log's rule, applied to the rated answers."""
+    return _editor_rows(Feedback.objects.all(), user=user, refusal_field="message__refusal_reason")
+
+
+def feedback_open_count(*, user: AnyUser) -> int:
+    """Thumbs-down feedback waiting for an editor of the user's projects."""
+    return (
+        feedback_for_editor(user=user)
+        .filter(rating=FeedbackRating.DOWN, resolved_at__isnull=True)
+        .count()
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentFeedback:
+    document_id: int
+    title: str
+    slug: str
+    project_key: str
+    down: int
+    up: int
+
+
+def document_feedback_counts(*, user: AnyUser, limit: int = 50) -> list[DocumentFeedback]:
+    """Visible documents cited by rated answers, most thumbs-down first (documents that mislead)."""
+    down: Counter[int] = Counter()
+    up: Counter[int] = Counter()
+    for rating, document_ids in feedback_for_editor(user=user).values_list(
+        "rating", "document_ids"
+    ):
+        (down if rating == FeedbackRating.DOWN else up).update(set(document_ids or []))
+    documents = Document.objects.visible_to(user).filter(pk__in=set(down) | set(up))
+    rows = [
+        DocumentFeedback(
+            document_id=d.pk,
+            title=d.title,
+            slug=d.slug,
+            project_key=d.project.key,
+            down=down[d.pk],
+            up=up[d.pk],
+        )
+        for d in documents.select_related("project")
+    ]
+    rows.sort(key=lambda row: (-row.down, row.up, row.title))
+    return rows[:limit]
 
 
 def document_titles_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, str]:
     """Titles of the visible documents with these slugs (to render [[wikilinks]] as titles)."""
     if not slugs:
         return {}
-    from kb.models import Document
-
     rows = (
         Document.objects.visible_to(user)
         .filter(slug__in=slugs)

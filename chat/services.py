@@ -79,6 +79,17 @@ class TurnResult:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+def question_length_error(question: str) -> str:
+    """The refusal for a question over the limit ("" when it fits): never cut it silently."""
+    limit = int(settings.CHAT["QUESTION_MAX_CHARS"])
+    if len(question) <= limit:
+        return ""
+    return (
+        f"Your question is {len(question):,} characters long; the limit is {limit:,}. "
+        "Shorten it and ask again."
+    )
+
+
 def normalise_question(question: str) -> str:
     """Lowercase, punctuation stripped, whitespace collapsed: the content-gap key."""
     text = re.sub(r"[^\w\s]", " ", question.lower())
@@ -186,6 +197,14 @@ def previous_question(conversation: Conversation | None, question: str) -> str:
     return last or ""
 
 
+def searched_project_keys(user: AbstractBaseUser, keys: tuple[str, ...]) -> list[str]:
+    """The projects a question searched: the visible ones it named, or, unscoped ("All my
+    projects"), every project the user can see, so a refusal reaches all of their editors."""
+    if keys:
+        return _visible_keys(user, keys)
+    return sorted(Project.objects.visible_to(user).values_list("key", flat=True))
+
+
 def _preview_url(document_id: int) -> str:
     return reverse("chat-api-document-preview", kwargs={"pk": document_id})
 
@@ -248,13 +267,11 @@ def message_stream(
     then the stored TurnResult (refusals yield only the result). Same errors as message_send.
     """
     question = (question or "").strip()
-    max_chars = int(settings.CHAT["QUESTION_MAX_CHARS"])
     if not question:
         raise ChatInputError({"question": ["Ask a question."]})
-    if len(question) > max_chars:
-        raise ChatInputError(
-            {"question": [f"Ensure this field has no more than {max_chars} characters."]}
-        )
+    too_long = question_length_error(question)
+    if too_long:
+        raise ChatInputError({"question": [too_long]})
     filters = filters or SearchFilters()
     started = time.monotonic()
     previous = previous_question(conversation, question)
@@ -262,8 +279,11 @@ def message_stream(
     retrieval_question = f"{previous} {question}" if previous else question
     result = _search(user=user, question=retrieval_question, filters=filters)
     sources = number_sources(result)
-    gap_keys = _visible_keys(user, filters.project_keys)
-    log_keys = gap_keys or sorted({s.hit.project_key for s in sources})
+    gap_keys = searched_project_keys(user, filters.project_keys)
+    # An answer is logged under the projects it drew on; a refusal under every project searched.
+    log_keys = _visible_keys(user, filters.project_keys) or sorted(
+        {s.hit.project_key for s in sources}
+    )
     meta: dict[str, Any] = {
         "provider": None,
         "model": None,
@@ -289,7 +309,7 @@ def message_stream(
             question=question,
             meta=meta,
             chunk_ids=[],
-            log_keys=log_keys,
+            log_keys=gap_keys,
         )
         return
 
@@ -304,7 +324,7 @@ def message_stream(
             question=question,
             meta=meta,
             chunk_ids=[],
-            log_keys=log_keys,
+            log_keys=gap_keys,
         )
         return
 
@@ -379,7 +399,7 @@ def _finish_answer(
             question=question,
             meta=meta,
             chunk_ids=chunk_ids,
-            log_keys=log_keys,
+            log_keys=gap_keys,
         )
     check: CitationCheck = check_citations(raw_answer, prompt)
     meta["citation_check"] = check.to_dict()
@@ -394,7 +414,7 @@ def _finish_answer(
             question=question,
             meta=meta,
             chunk_ids=chunk_ids,
-            log_keys=log_keys,
+            log_keys=gap_keys,
         )
     answer, shown = renumber(check)
     # In the shown numbering (1..n, as in the answer and the citations).
@@ -465,7 +485,10 @@ def _store_turn(
 ) -> TurnResult:
     with transaction.atomic():
         if conversation is None:
-            conversation = Conversation.objects.create(user=user, title=_title_from(question))
+            conversation = Conversation(user=user)
+        if conversation.pk is None:  # new; the API hands in an unsaved one marked source=api
+            conversation.title = _title_from(question)
+            conversation.save()
         question_message = Message.objects.create(
             conversation=conversation, role=MessageRole.USER, content=question
         )

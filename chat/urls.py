@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from chat import views
+from chat import views, views_conversations
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
@@ -10,4 +10,15 @@ urlpatterns = [
     path("send", views.chat_send, name="chat-send"),
     path("stream", views.chat_stream, name="chat-stream"),
     path("preview/<int:pk>/", views.chat_preview, name="chat-preview"),
+    path(
+        "c/<int:conversation_id>/rename",
+        views_conversations.conversation_rename_view,
+        name="chat-conversation-rename",
+    ),
+    path(
+        "c/<int:conversation_id>/delete",
+        views_conversations.conversation_delete_view,
+        name="chat-conversation-delete",
+    ),
+    path("m/<int:message_id>/feedback", views_conversations.feedback_view, name="chat-feedback"),
 ]

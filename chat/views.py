@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, Streami
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from chat.models import Conversation
@@ -23,6 +24,7 @@ from chat.selectors import (
     message_list,
 )
 from chat.services import ChatInputError, TurnResult, message_send, message_stream
+from chat.views_conversations import attach_answer_actions
 from kb.retrieval.types import SearchFilters
 from portal.access.selectors import project_list_visible
 from portal.ratelimit import throttled
@@ -37,12 +39,15 @@ def _page_context(
     project_key: str = "",
     error: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    messages_ = message_list(conversation=conversation, user=request.user) if conversation else []
+    attach_answer_actions(request.user, messages_)
     return {
         "conversation": conversation,
-        "conversations": conversation_list(user=request.user),
-        "messages_": (
-            message_list(conversation=conversation, user=request.user) if conversation else []
-        ),
+        "conversations": conversation_list(user=request.user, query=request.GET.get("q", "")),
+        "conversation_query": request.GET.get("q", "").strip(),
+        "question_max": settings.CHAT["QUESTION_MAX_CHARS"],
+        "today": timezone.now(),
+        "messages_": messages_,
         "projects": project_list_visible(user=request.user),
         "project_key": project_key,
         "error": error,
@@ -74,7 +79,7 @@ def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpR
         last_keys = context["messages_"][-1].meta.get("filters", {}).get("project_keys") or [""]
         context["project_key"] = last_keys[0]
     template = PAGE
-    if request.htmx and request.htmx.target in {"chat-main", "message-list"}:
+    if request.htmx and request.htmx.target in {"chat-main", "message-list", "conversation-list"}:
         template = f"{PAGE}#{request.htmx.target}"
     return TemplateResponse(request, template, context)
 
@@ -98,7 +103,8 @@ def _error_for(exc: Exception, question: str) -> dict[str, Any]:
         messages_ = exc.errors.get("question") or [
             " ".join(str(m) for m in errors) for errors in exc.errors.values()
         ]
-        return {"message": " ".join(messages_), "keep": question[:10_000]}
+        # Keep all of it, even over the limit: the user shortens it rather than retyping.
+        return {"message": " ".join(messages_), "keep": question}
     assert isinstance(exc, ProviderError)
     return {"message": exc.message, "code": exc.code, "question": question.strip()}
 

@@ -36,3 +36,14 @@ def document_get_editable(user: AnyUser, document_id: int) -> Document:
     if not user_can_edit(user=user, project=document.project):
         raise PermissionDenied("Only editors and admins of this project may change its documents.")
     return document
+
+
+def document_counts_by_project(*, user: AnyUser) -> dict[str, int]:
+    """How many documents the user can see in each project, by project key."""
+    rows = (
+        Document.objects.visible_to(user)
+        .values("project__key")
+        .annotate(n=Count("id"))
+        .values_list("project__key", "n")
+    )
+    return {key: n for key, n in rows}

@@ -115,6 +115,7 @@ SHARED_APPS = [
     "template_partials",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from our static files, no CDN
 ]
 TENANT_APPS = [
     "django.contrib.contenttypes",
@@ -268,6 +269,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Grounded search and chat over a tenant's knowledge base.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Logging -----------------------------------------------------------------------------
@@ -370,6 +374,10 @@ KB: dict[str, Any] = {
     "RELEVANCE_HIGH": env_float("KB_RELEVANCE_HIGH", 0.60),
     "RELEVANCE_MEDIUM": env_float("KB_RELEVANCE_MEDIUM", 0.40),
 }
+
+# --- Curation ------------------------------------------------------------------------------
+# An accepted record with no curation change for this many (30-day) months is due a review.
+CURATION_STALE_AFTER_MONTHS = env_int("KB_CURATION_STALE_AFTER_MONTHS", 6)
 
 # --- Chat ----------------------------------------------------------------------------------
 CHAT: dict[str, Any] = {

@@ -2,13 +2,17 @@
 
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
 
 from portal import api, views
 from portal.admin_site import site as admin_site
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", include("chat.urls_home")),
     path("healthz", views.healthz, name="healthz"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -20,8 +24,11 @@ urlpatterns = [
     path("account/tokens/", views.token_page, name="tokens"),
     path("account/tokens/<str:prefix>/revoke", views.token_revoke, name="token-revoke"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("api/", include("kb.urls")),
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
     path("chat/", include("chat.urls")),
+    path("search/", include("kb.urls_pages")),
 ]

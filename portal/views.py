@@ -14,7 +14,6 @@ from django.views.decorators.http import require_POST
 
 from portal import ratelimit
 from portal.access import tokens
-from portal.access.selectors import project_list_visible
 
 
 class LoginView(auth_views.LoginView):
@@ -61,14 +60,6 @@ class LoginView(auth_views.LoginView):
 def landing(request: HttpRequest) -> HttpResponse:
     """Public host: what Groundwork is. Lists no tenants."""
     return TemplateResponse(request, "portal/landing.html", {})
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    """Tenant home: the projects the user belongs to and where to go next."""
-    return TemplateResponse(
-        request, "portal/home.html", {"projects": project_list_visible(user=request.user)}
-    )
 
 
 @login_required

@@ -155,9 +155,14 @@
     live.setAttribute("aria-busy", "true");
     list.appendChild(live);
     var text = live.querySelector("p");
+    // The Stop button aborts this fetch (static/js/conversations.js); what came stays shown.
+    var controller = window.AbortController ? new AbortController() : null;
+    form.groundworkAbort = controller;
+    form.classList.add("asking");
     fetch(form.getAttribute("data-stream-url"), {
       method: "POST",
       body: data,
+      signal: controller ? controller.signal : undefined,
       credentials: "same-origin",
       headers: { "X-CSRFToken": csrf ? csrf.value : "", "Accept": "text/event-stream" }
     }).then(function (response) {
@@ -174,7 +179,17 @@
           if (box) { box.focus(); }
         }
       });
-    }).catch(function () {
+    }).catch(function (error) {
+      form.classList.remove("asking");
+      if (error && error.name === "AbortError") {
+        live.removeAttribute("aria-busy");
+        var note = document.createElement("p");
+        note.className = "muted stopped-note";
+        note.textContent = "Stopped.";
+        live.appendChild(note);
+        if (button) { button.disabled = false; }
+        return;
+      }
       live.remove();
       onFailure({ detail: { target: null, xhr: null } });
       if (button) { button.disabled = false; }
@@ -189,10 +204,10 @@
     streamAsk(form);
   });
 
-  // Ctrl/Cmd+Enter sends the question.
+  // Enter sends the question, Shift+Enter adds a new line (not while an IME composes).
   document.addEventListener("keydown", function (event) {
     var target = event.target;
-    if (target && target.id === "question" && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    if (target && target.id === "question" && event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       var form = target.form;
       if (form && typeof form.requestSubmit === "function") { form.requestSubmit(); }

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from canonical import services
 from canonical.models import AuditContext, RecordChange
@@ -89,7 +91,6 @@ def list_edit_post(doc: Document, **values) -> dict[str, str]:
         "form-MIN_NUM_FORMS": "0",
         "form-MAX_NUM_FORMS": "1000",
         "form-0-id": str(doc.pk),
-        "form-0-canonical_status": doc.canonical_status or "",
         "form-0-retrieval_priority": str(doc.retrieval_priority),
         "_save": "Save",
     }
@@ -100,29 +101,28 @@ def list_edit_post(doc: Document, **values) -> dict[str, str]:
 def test_list_editing_goes_through_the_workflow_and_audits(client_for, editor, records):
     client = client_for(editor)
     a1 = records["a1"]
+    listing = client.get(f"{LIST_URL}?q=use-kafka").content.decode()
+    # the status needs a reason, which a list row cannot give: it is not editable there
+    assert 'name="form-0-retrieval_priority"' in listing
+    assert 'name="form-0-canonical_status"' not in listing
     response = client.post(
         f"{LIST_URL}?q=use-kafka",
         list_edit_post(a1, canonical_status="deprecated", retrieval_priority=80),
     )
     assert response.status_code == 302
     a1.refresh_from_db()
-    assert (a1.canonical_status, a1.retrieval_priority) == ("deprecated", 80)
+    assert (a1.canonical_status, a1.retrieval_priority) == ("accepted", 80)
     rows = set(
         RecordChange.objects.filter(document=a1).values_list(
             "field", "from_value", "to_value", "source", "actor_name"
         )
     )
-    assert rows == {
-        ("canonical_status", "accepted", "deprecated", "admin", "ed-a"),
-        ("retrieval_priority", "50", "80", "admin", "ed-a"),
-    }
+    assert rows == {("retrieval_priority", "50", "80", "admin", "ed-a")}
 
 
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"canonical_status": "superseded"}, "Supersede a record"),
-        ({"canonical_status": "draft"}, "Cannot change status from accepted to draft"),
         ({"retrieval_priority": 101}, "between 0 and 100"),
     ],
 )
@@ -140,17 +140,50 @@ def test_invalid_list_edits_are_form_errors_and_change_nothing(
     assert not RecordChange.objects.filter(document=a1).exists()
 
 
+def test_bulk_status_changes_confirm_with_a_reason_first(client_for, editor, records):
+    client = client_for(editor)
+    a1, a2 = records["a1"], records["a2"]
+    page = client.post(LIST_URL, {"action": "archive_records", "_selected_action": [a1.pk, a2.pk]})
+    body = page.content.decode()
+    assert page.status_code == 200 and "Archive 2 record(s)?" in body
+    assert "use-kafka" in body and "use-nats" in body and 'name="reason"' in body
+    assert 'value="Yes, archive them"' in body
+    assert not RecordChange.objects.exists()  # nothing happens before the confirmation
+    blank = client.post(
+        LIST_URL,
+        {"action": "archive_records", "_selected_action": [a1.pk], "apply": "1", "reason": " "},
+    )
+    assert "Give a reason" in blank.content.decode()
+    assert Document.objects.get(pk=a1.pk).canonical_status == "accepted"
+    client.post(
+        LIST_URL,
+        {
+            "action": "archive_records",
+            "_selected_action": [a1.pk],
+            "apply": "1",
+            "reason": "Kafka is gone",
+        },
+    )
+    change = RecordChange.objects.get(document=a1, field="canonical_status")
+    assert (change.to_value, change.reason) == ("archived", "Kafka is gone")
+    history = client.get("/admin/canonical/recordchange/").content.decode()
+    assert "Kafka is gone" in history and "column-reason" in history
+
+
 def test_bulk_actions_report_what_could_not_change(client_for, editor, records):
     client = client_for(editor)
     a1, a2 = records["a1"], records["a2"]
+    why = {"apply": "1", "reason": "cleanup"}
     response = client.post(
         LIST_URL,
-        {"action": "archive_records", "_selected_action": [a1.pk, a2.pk]},
+        {"action": "archive_records", "_selected_action": [a1.pk, a2.pk], **why},
         follow=True,
     )
     assert "Archived 2 record(s)." in response.content.decode()
     response = client.post(
-        LIST_URL, {"action": "deprecate_records", "_selected_action": [a1.pk]}, follow=True
+        LIST_URL,
+        {"action": "deprecate_records", "_selected_action": [a1.pk], **why},
+        follow=True,
     )
     assert "Not deprecated: use-kafka: Cannot change status from archived" in (
         response.content.decode()
@@ -219,7 +252,16 @@ def test_record_page_shows_sanitised_content_edges_graph_and_history(client_for,
     b1 = records["b1"]
     Edge.objects.create(from_document=b1, to_document=a1, to_slug=a1.slug, edge_type="affects")
     client = client_for(editor)
-    client.post(LIST_URL, {"action": "deprecate_records", "_selected_action": [a1.pk]}, follow=True)
+    client.post(
+        LIST_URL,
+        {
+            "action": "deprecate_records",
+            "_selected_action": [a1.pk],
+            "apply": "1",
+            "reason": "Replaced by NATS",
+        },
+        follow=True,
+    )
 
     body = client.get(change_url(a1)).content.decode()
     content = body.split('id="record-content"')[1].split('id="record-history"')[0]
@@ -234,6 +276,7 @@ def test_record_page_shows_sanitised_content_edges_graph_and_history(client_for,
     assert "Project B plan" in graph and change_url(b1) not in body
     history = body.split('id="record-history"')[1]
     assert "deprecated" in history and "ed-a" in history and "Admin console" in history
+    assert "Replaced by NATS" in history
 
 
 def test_change_form_saves_through_services_with_reason(client_for, editor, records):
@@ -264,11 +307,20 @@ def test_change_form_saves_through_services_with_reason(client_for, editor, reco
         ("tags", "Superseded by the platform review"),
         ("canonical_status", "Superseded by the platform review"),
     }
+    # A status change without a reason is refused; the reason given on the next save is kept.
+    form.update(canonical_status="archived", reason="")
+    refused = client.post(change_url(a1), form)
+    assert refused.status_code == 200 and "Give a reason" in refused.content.decode()
+    assert Document.objects.get(pk=a1.pk).canonical_status == "deprecated"
+    form.update(reason="Nobody uses Kafka now")
+    assert client.post(change_url(a1), form).status_code == 302
+    archived = RecordChange.objects.get(document=a1, field="canonical_status", to_value="archived")
+    assert archived.reason == "Nobody uses Kafka now"
     # An invalid transition is a form error and nothing is saved.
-    form.update(canonical_status="draft", title="Changed again")
+    form.update(canonical_status="review", title="Changed again", reason="try review")
     response = client.post(change_url(a1), form)
     assert response.status_code == 200
-    assert "Cannot change status from deprecated to draft" in response.content.decode()
+    assert "Cannot change status from archived to review" in response.content.decode()
     assert Document.objects.get(pk=a1.pk).title == "Use Kafka for all events"
 
 
@@ -309,10 +361,10 @@ def test_editor_has_no_user_group_or_project_admin(client_for, editor, records):
 
 def test_audit_admin_is_read_only_and_scoped(client_for, editor, records):
     services.record_deprecate(
-        document=records["a1"], by=AuditContext(actor=None, actor_name="seed")
+        document=records["a1"], by=AuditContext(actor=None, actor_name="seed", reason="old")
     )
     services.record_deprecate(
-        document=records["b1"], by=AuditContext(actor=None, actor_name="seed")
+        document=records["b1"], by=AuditContext(actor=None, actor_name="seed", reason="old")
     )
     mine = RecordChange.objects.get(document=records["a1"])
     theirs = RecordChange.objects.get(document=records["b1"])
@@ -336,10 +388,50 @@ def test_editor_deprecates_a_decision_and_finds_it_in_history(alpha, records):
     assert client.get(LIST_URL).status_code == 200
     page = client.get(change_url(a1))
     assert page.status_code == 200
-    client.post(LIST_URL, {"action": "deprecate_records", "_selected_action": [a1.pk]}, follow=True)
+    client.post(
+        LIST_URL,
+        {
+            "action": "deprecate_records",
+            "_selected_action": [a1.pk],
+            "apply": "1",
+            "reason": "Replaced by NATS",
+        },
+        follow=True,
+    )
     history = client.get(change_url(a1)).content.decode().split('id="record-history"')[1]
     assert re.search(
         r"<td>ed-login</td>\s*<td>canonical_status</td>\s*<td>accepted</td>"
         r"\s*<td>deprecated</td>",
         history,
     )
+
+
+def test_record_page_says_who_can_see_it(alpha, client_for, editor, records):
+    make_user(alpha, "adm-reader-1", projects={"adm-a": "reader"})
+    make_user(alpha, "adm-outsider", projects={"adm-b": "reader"})
+    make_user(alpha, "adm-root", superuser=True)
+    body = client_for(editor).get(change_url(records["a1"])).content.decode()
+    panel = body.split('id="record-readers"')[1].split("</section>")[0]
+    assert "Who can see this" in panel
+    assert re.search(r"<td>Reader</td><td>[^<]*adm-reader-1", panel)
+    assert re.search(r"<td>Editor</td><td>[^<]*ed-a", panel)
+    assert re.search(r"<td>Superuser</td><td>[^<]*adm-root", panel)
+    assert "adm-outsider" not in panel
+
+
+def test_review_due_lists_accepted_records_nobody_curated_for_months(
+    client_for, editor, records, settings
+):
+    settings.CURATION_STALE_AFTER_MONTHS = 6
+    a1, a2 = records["a1"], records["a2"]
+    old = timezone.now() - timedelta(days=200)
+    Document.objects.filter(pk__in=[a1.pk, a2.pk]).update(created_at=old)
+    fresh = make_doc("adm-a", "use-redis", title="Use Redis")
+    client = client_for(editor)
+    listing = client.get(f"{LIST_URL}?review=due").content.decode()
+    assert "not reviewed for 6+ months" in listing
+    assert "use-kafka" in listing  # accepted, untouched for 200 days
+    assert "use-nats" not in listing  # in review, not accepted
+    assert fresh.slug not in listing  # accepted yesterday
+    services.record_set_priority(document=a1, priority=60, by=AuditContext(actor=editor))
+    assert "use-kafka" not in client.get(f"{LIST_URL}?review=due").content.decode()

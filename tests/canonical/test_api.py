@@ -74,6 +74,8 @@ def test_patch_status_priority_type_tags_with_audit(api, docs):
         ({"retrieval_priority": -1}, "retrieval_priority", "greater than or equal to 0"),
         ({"canonical_type": "memo"}, "canonical_type", "not a valid choice"),
         ({"colour": "red"}, "colour", "Unknown field"),
+        ({"canonical_status": "deprecated"}, "reason", "Give a reason"),
+        ({"canonical_status": "deprecated", "reason": "  "}, "reason", "Give a reason"),
     ],
 )
 def test_invalid_patches_are_400_with_field_errors_and_change_nothing(
@@ -131,6 +133,14 @@ def test_supersede_and_history_over_the_api(api, docs):
     }
     again = api.post(url(a1, "/supersede"), {"successor_id": a2.pk}, "application/json")
     assert again.status_code == 400 and "already superseded" in again.json()["successor_id"][0]
+
+
+def test_supersede_needs_a_reason(api, docs):
+    a1, a2 = docs["a1"], docs["a2"]
+    response = api.post(url(a1, "/supersede"), {"successor_id": a2.pk}, "application/json")
+    assert response.status_code == 400
+    assert "Give a reason" in response.json()["reason"][0]
+    assert Document.objects.get(pk=a1.pk).canonical_status == "accepted"
 
 
 @pytest.mark.parametrize(

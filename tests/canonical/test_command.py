@@ -49,10 +49,13 @@ def test_status_priority_and_supersede_from_the_cli(alpha):
         (["cli-rec", "--status", "draft"], "Cannot change status from accepted to draft"),
         (["cli-rec", "--priority", "300"], "between 0 and 100"),
         (["cli-rec", "--status", "finished"], "Unknown status"),
+        (["cli-rec", "--status", "deprecated"], "Give a reason"),
+        (["cli-rec", "--supersede-by", "cli-rec-v2"], "Give a reason"),
     ],
 )
 def test_cli_errors_are_clear(alpha, args, message):
     make_doc("cli-p", "cli-rec")
+    make_doc("cli-p", "cli-rec-v2")
     with pytest.raises(CommandError, match=message):
         run(*args, "--tenant", "alpha", "--project", "cli-p")
 

@@ -11,6 +11,8 @@ from kb.services import document_ingest
 from portal.access.services import project_ensure
 from tests.conftest import make_user, token_for
 
+WHY = "curated in a test"  # status changes and supersedes need a reason
+
 pytestmark = pytest.mark.django_db
 
 QUEUE_REDIS = """---
@@ -87,9 +89,9 @@ def test_deprecating_over_the_api_moves_the_record_down_in_the_next_search(alpha
 def test_archive_and_restore_take_effect_immediately(alpha, corpus):
     editor = make_user(alpha, "search-ed2", projects={"search-cur": "editor"})
     top, runner = ranking(editor)[:2]
-    services.record_archive(document=corpus[top], by=AuditContext(actor=editor))
+    services.record_archive(document=corpus[top], by=AuditContext(actor=editor, reason=WHY))
     assert ranking(editor)[0] == runner
-    services.record_restore(document=corpus[top], by=AuditContext(actor=editor))
+    services.record_restore(document=corpus[top], by=AuditContext(actor=editor, reason=WHY))
     assert ranking(editor)[0] == top
     hits = search(user=editor, query=QUERY, min_similarity=0.0).primary
     assert {hit.canonical_status for hit in hits if hit.slug == top} == {"accepted"}
@@ -107,6 +109,7 @@ def test_supersede_in_the_admin_ranks_the_old_record_below_its_successor(alpha, 
             "_selected_action": [corpus[top].pk],
             "apply": "1",
             "successor": corpus[runner].pk,
+            "reason": WHY,
         },
     )
     assert ranking(editor)[0] == runner

@@ -100,8 +100,37 @@ def test_priority_out_of_range_or_not_an_int(value):
 def test_change_errors_is_the_one_dry_run_of_the_edit_rules(state, changes, expected):
     canonical_type, canonical_status = state
     errors = change_errors(
-        canonical_type=canonical_type, canonical_status=canonical_status, changes=changes
+        canonical_type=canonical_type,
+        canonical_status=canonical_status,
+        changes=changes,
+        reason="the review board said so",
     )
     assert set(errors) == set(expected)
     for field, fragment in expected.items():
         assert fragment in str(errors[field]) and errors[field].field == field
+
+
+@pytest.mark.parametrize(
+    ("state", "changes", "expected"),
+    [
+        (("runbook", "accepted"), {"canonical_status": "deprecated"}, {"reason"}),
+        (("runbook", "draft"), {"canonical_status": "accepted"}, {"reason"}),
+        # no change of status: no reason needed
+        ((None, None), {"canonical_type": "runbook", "canonical_status": "draft"}, set()),
+        (("runbook", "accepted"), {"retrieval_priority": 80}, set()),
+        # an impossible change is reported as such, not as a missing reason
+        (("runbook", "archived"), {"canonical_status": "review"}, {"canonical_status"}),
+    ],
+)
+def test_a_status_change_needs_a_reason(state, changes, expected):
+    canonical_type, canonical_status = state
+    for blank in ("", "   "):
+        errors = change_errors(
+            canonical_type=canonical_type,
+            canonical_status=canonical_status,
+            changes=changes,
+            reason=blank,
+        )
+        assert set(errors) == expected
+        if "reason" in errors:
+            assert "Give a reason" in str(errors["reason"])

@@ -99,7 +99,11 @@ def test_off_topic_question_is_refused_before_the_provider_and_counted_as_a_gap(
         assert body["citations"] == []
         assert "won't guess" in body["answer"]
     assert recording_provider.calls == []  # the expensive call never happened
-    gap = ContentGap.objects.get(project_key="", normalised_question=normalise_question(OFF_TOPIC))
+    # "All my projects" searched the reader's one project: the gap is that project's editors'
+    assert not ContentGap.objects.filter(project_key="").exists()
+    gap = ContentGap.objects.get(
+        project_key=HANDBOOK_KEY, normalised_question=normalise_question(OFF_TOPIC)
+    )
     assert gap.count == 2
     assert gap.normalised_question == "zebra xylophone quantum marmalade"
 
@@ -116,9 +120,11 @@ def test_a_refusal_scoped_to_a_project_is_counted_for_that_project(
 
 def test_a_resolved_gap_reopens_when_asked_again(alpha, reader):
     _post(alpha, reader[1], {"question": OFF_TOPIC})
-    ContentGap.objects.filter(project_key="").update(resolved=True)
+    ContentGap.objects.filter(project_key=HANDBOOK_KEY).update(resolved=True)
     _post(alpha, reader[1], {"question": OFF_TOPIC})
-    gap = ContentGap.objects.get(project_key="", normalised_question=normalise_question(OFF_TOPIC))
+    gap = ContentGap.objects.get(
+        project_key=HANDBOOK_KEY, normalised_question=normalise_question(OFF_TOPIC)
+    )
     assert (gap.count, gap.resolved) == (2, False)
 
 

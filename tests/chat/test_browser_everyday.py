@@ -1,0 +1,353 @@
+"""Headless Chromium, everyday use (issue 15): rename/delete a conversation, Enter to send,
+thumbs-down reaching the editors' queue and resolved there, the search page with a filter,
+dark mode, the 404 page, an axe-core scan of chat, modal, search and home, and screenshots
+(set SCREENSHOTS_DIR, e.g. docs/screenshots, to write them).
+
+Served like tests/chat/test_browser.py: Django's LiveServerThread on committed module data.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.test.testcases import LiveServerThread
+
+from tests.chat.conftest import REAL_HANDBOOK_KEY
+from tests.conftest import make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
+
+CHROMIUM = "/usr/bin/chromium"
+READER = ("everyday-browser", "everyday-pw-123")
+EDITOR = ("everyday-browser-ed", "everyday-pw-456")
+FAILOVER = "How do I fail over the Redis cluster when a primary is down?"
+DESKTOP = {"width": 1200, "height": 900}
+PHONE = {"width": 390, "height": 844}
+BLOCKING_IMPACTS = {"serious", "critical"}
+
+
+@pytest.fixture(scope="module")
+def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterator[str]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+    from django.contrib.auth import get_user_model
+
+    from chat.models import ChatLog, ContentGap
+
+    info = tenants["alpha"]
+    with django_db_blocker.unblock():
+        with info.scope():
+            last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+            last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        make_user(info, READER[0], password=READER[1], projects={REAL_HANDBOOK_KEY: "reader"})
+        make_user(info, EDITOR[0], password=EDITOR[1], projects={REAL_HANDBOOK_KEY: "editor"})
+        thread = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
+        thread.daemon = True
+        thread.start()
+        thread.is_ready.wait(30)
+        if thread.error:
+            raise thread.error
+        try:
+            yield f"http://{info.host}:{thread.port}"
+        finally:
+            thread.terminate()
+            with info.scope():
+                ChatLog.objects.filter(pk__gt=last_log).delete()
+                ContentGap.objects.filter(pk__gt=last_gap).delete()
+                # conversations, messages and feedback cascade with the users
+                get_user_model().objects.filter(username__in=[READER[0], EDITOR[0]]).delete()
+
+
+@pytest.fixture
+def browser(server, settings) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        *settings.PASSWORD_HASHERS,
+    ]
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--host-resolver-rules=MAP *.localhost 127.0.0.1",
+            ],
+        )
+        yield chromium
+        chromium.close()
+
+
+def _signed_in(browser, server: str, who: tuple[str, str], next_url: str = "/chat/", **context):
+    page = browser.new_context(viewport=DESKTOP, **context).new_page()
+    page.set_default_timeout(60_000)
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(f"{server}/login/?next={next_url}")
+    page.fill("#id_username", who[0])
+    page.fill("#id_password", who[1])
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"**{next_url}*")
+    return page
+
+
+@pytest.fixture
+def page(browser, server):
+    page = _signed_in(browser, server, READER)
+    yield page
+    assert page.errors == [], page.errors
+
+
+def _shoot(page, name: str) -> None:
+    """Desktop and phone screenshots of the current view, when SCREENSHOTS_DIR is set."""
+    folder = os.environ.get("SCREENSHOTS_DIR")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(viewport)
+        page.screenshot(path=str(Path(folder) / f"{name}-{label}.png"), full_page=True)
+    page.set_viewport_size(size)
+
+
+def _ask(page, question: str, *, press_enter: bool = False) -> Any:
+    before = page.locator("article.bubble-answer").count()
+    page.fill("#question", question)
+    if press_enter:
+        page.press("#question", "Enter")
+    else:
+        page.click("#ask-form button[type=submit]")
+    answer = page.locator("article.bubble-answer").nth(before)
+    answer.wait_for()
+    return answer
+
+
+def _axe_blocking(page, context: Any = None) -> list[str]:
+    """Serious and critical axe-core violations on the page (or in `context`)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, context=context)
+    violations = results.response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
+        for v in violations
+        if v.get("impact") in BLOCKING_IMPACTS
+    ]
+
+
+def test_enter_sends_and_shift_enter_adds_a_line(page):
+    page.fill("#question", "first line")
+    page.press("#question", "Shift+Enter")
+    page.keyboard.type("second line")
+    assert page.input_value("#question") == "first line\nsecond line"
+    assert page.locator("article.bubble-answer").count() == 0  # nothing was sent
+    assert "Enter sends" in page.locator("#ask-hint").inner_text()
+    assert page.locator("#question-counter [data-count]").inner_text() == str(
+        len("first line\nsecond line")
+    )
+    answer = _ask(page, FAILOVER, press_enter=True)
+    assert answer.locator("a.chip").count() >= 1
+    assert "/chat/c/" in page.url
+    _shoot(page, "chat-answer")
+
+
+def test_over_the_limit_the_counter_warns_and_nothing_is_sent(page, settings):
+    settings.CHAT = {**settings.CHAT, "QUESTION_MAX_CHARS": 40}
+    page.reload()
+    page.fill("#question", "x" * 45)
+    counter = page.locator("#question-counter")
+    assert "too long by 5" in counter.inner_text()
+    page.press("#question", "Enter")
+    page.wait_for_timeout(500)
+    assert page.locator("article.bubble-answer").count() == 0
+    _shoot(page, "chat-over-limit")
+
+
+def test_rename_then_delete_a_conversation(page):
+    _ask(page, FAILOVER)
+    page.click("#conversation-header summary")
+    page.fill("#conversation-title", "Redis failover notes")
+    page.click("#conversation-header .rename-form button[type=submit]")
+    sidebar = page.locator("#conversation-list")
+    sidebar.get_by_text("Redis failover notes").wait_for()
+    assert page.locator("#conversation-header .conversation-title").inner_text() == (
+        "Redis failover notes"
+    )
+    _shoot(page, "chat-rename")
+    page.reload()  # it stuck
+    assert page.locator("#conversation-list").get_by_text("Redis failover notes").count() == 1
+
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#conversation-header summary")
+    page.click("#conversation-header .delete-form button[type=submit]")
+    page.wait_for_url("**/chat/")
+    assert page.locator("#conversation-list").get_by_text("Redis failover notes").count() == 0
+
+
+def test_thumbs_down_reaches_the_editors_queue_and_is_resolved(page, browser, server):
+    answer = _ask(page, FAILOVER)
+    answer.locator(".feedback-comment summary").click()
+    answer.locator(".feedback-comment textarea").fill("It skipped the Sentinel step")
+    answer.locator("button[aria-label='Not helpful']").click()
+    status = answer.locator(".feedback-status")
+    status.get_by_text("The editors will review this answer.").wait_for()
+    assert answer.locator("button[aria-label='Not helpful']").get_attribute("aria-pressed") == (
+        "true"
+    )
+    _shoot(page, "chat-feedback")
+
+    editor = _signed_in(browser, server, EDITOR, next_url="/admin/chat/feedback/")
+    row = editor.locator("#result_list tbody tr", has_text="It skipped the Sentinel step")
+    assert row.count() == 1
+    assert FAILOVER[:40] in row.inner_text()
+    _shoot(editor, "admin-feedback-queue")
+    row.locator("th a, td a").first.click()
+    editor.get_by_text("Redis", exact=False).first.wait_for()
+    body = editor.locator("#content").inner_text()
+    assert "It skipped the Sentinel step" in body and "cited sources" in body.lower()
+    _shoot(editor, "admin-feedback-detail")
+    editor.go_back()
+    row = editor.locator("#result_list tbody tr", has_text="It skipped the Sentinel step")
+    row.locator("input.action-select").check()
+    editor.select_option("select[name=action]", "mark_resolved")
+    editor.click("button[name=index]")
+    editor.get_by_text("1 feedback item(s) marked resolved.").wait_for()
+    assert editor.locator("#result_list tbody tr", has_text="Sentinel").count() == 0
+    editor.goto(f"{server}/admin/chat/feedback/documents/")
+    assert editor.locator("table tbody tr").count() >= 1
+    _shoot(editor, "admin-feedback-documents")
+    editor.goto(f"{server}/")
+    assert "0 open feedback items" in editor.locator("main").inner_text()
+    _shoot(editor, "home-editor")
+
+
+def test_search_page_with_a_status_filter(page, server):
+    page.goto(f"{server}/search/")
+    page.fill("#id_q", "redis cache sessions")
+    page.click("form[role=search] button[type=submit]")
+    results = page.locator("#search-results .search-results > li")
+    results.first.wait_for()
+    everything = results.count()
+    page.select_option("#id_status", "superseded")
+    page.click("form[role=search] button[type=submit]")
+    page.wait_for_url("**status=superseded*")
+    page.locator("#search-results .search-results > li").first.wait_for()
+    badges = page.locator("#search-results .search-results > li").all_inner_texts()
+    assert badges and all("superseded" in text for text in badges)
+    assert len(badges) < everything
+    assert page.locator("#search-results mark").count() >= 1
+    _shoot(page, "search")
+
+
+def test_dark_mode_follows_the_system_setting(browser, server):
+    for path in ("/", "/chat/", "/search/"):
+        dark = _signed_in(browser, server, READER, next_url=path, color_scheme="dark")
+        background = dark.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(15, 20, 28)", (path, background)
+        assert dark.errors == []
+        assert _axe_blocking(dark) == [], path  # contrast holds in the dark theme too
+    light = _signed_in(browser, server, READER, next_url="/chat/", color_scheme="light")
+    assert light.evaluate("getComputedStyle(document.body).backgroundColor") == (
+        "rgb(246, 247, 249)"
+    )
+    _shoot(dark, "search-dark")
+
+
+def test_unknown_urls_show_the_branded_404(page, server):
+    response = page.goto(f"{server}/no/such/page/")
+    assert response is not None and response.status == 404
+    assert page.locator("h1").inner_text() == "Page not found"
+    assert page.locator("a[href='/search/']").count() >= 1
+    _shoot(page, "not-found")
+
+
+def test_no_serious_accessibility_violations(page, server):
+    _ask(page, FAILOVER)
+    page.set_viewport_size(PHONE)
+    # the conversation list sits above the question box on a phone
+    list_top = page.locator("#conversation-list").bounding_box()
+    box_top = page.locator("#question").bounding_box()
+    assert list_top and box_top and list_top["y"] < box_top["y"]
+    page.set_viewport_size(DESKTOP)
+    assert _axe_blocking(page) == []
+    page.locator("article.bubble-answer a.chip").first.click()
+    page.wait_for_selector("#preview-body[data-state=ready]")
+    close = page.locator("[data-close-modal]").bounding_box()
+    assert close and close["width"] >= 24 and close["height"] >= 24
+    assert _axe_blocking(page, "#preview-modal") == []
+    _shoot(page, "chat-modal")
+    page.click("[data-close-modal]")
+    for path in ("/search/?q=redis+failover", "/"):
+        page.goto(f"{server}{path}")
+        assert page.locator("h1").count() == 1
+        assert _axe_blocking(page) == [], path
+    _shoot(page, "home")
+
+
+def test_stop_ends_a_streaming_answer(page, settings):
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from tests.chat.test_openai_provider import FakeOpenAI
+
+    fake = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    fake.daemon_threads = True
+    fake.mode = "slow"  # 1.5 s before the first token
+    fake.requests = []
+    threading.Thread(target=fake.serve_forever, daemon=True).start()
+    host, port = fake.server_address[:2]
+    settings.CHAT = {
+        **settings.CHAT,
+        "PROVIDER": "openai",
+        "BASE_URL": f"http://{host}:{port}/v1",
+        "STREAMING": True,
+    }
+    try:
+        page.reload()
+        stop = page.locator("#ask-form [data-stop-answer]")
+        assert not stop.is_visible()  # only while an answer is on its way
+        page.fill("#question", FAILOVER)
+        page.click("#ask-form button[type=submit]")
+        stop.wait_for(state="visible")
+        stop.click()
+        page.locator(".bubble-streaming .stopped-note").wait_for()
+        assert not stop.is_visible()
+        assert page.locator("#ask-form button[type=submit]").is_enabled()
+        _shoot(page, "chat-stopped")
+    finally:
+        fake.shutdown()
+        fake.server_close()
+
+
+def test_curation_console_views_for_screenshots(browser, server):
+    """The new console views render for an editor: record readers, review due, bulk confirm."""
+    editor = _signed_in(browser, server, EDITOR, next_url="/admin/canonical/canonicalrecord/")
+    editor.goto(f"{server}/admin/canonical/canonicalrecord/?review=due")
+    assert "not reviewed for" in editor.locator("#changelist-filter").inner_text()
+    _shoot(editor, "admin-review-due")
+    editor.goto(f"{server}/admin/canonical/canonicalrecord/?q=redis")
+    editor.locator("#result_list tbody tr").first.locator("input.action-select").check()
+    editor.select_option("select[name=action]", "deprecate_records")
+    editor.click("button[name=index]")
+    editor.locator("#bulk-confirm-form textarea[name=reason]").wait_for()
+    assert "Deprecate 1 record(s)?" in editor.locator("#content").inner_text()
+    _shoot(editor, "admin-bulk-confirm")
+    editor.click("#bulk-confirm-form .cancel-link")  # nothing is changed
+    editor.locator("#result_list tbody tr th a").first.click()
+    readers = editor.locator("#record-readers")
+    assert "everyday-browser" in readers.inner_text()
+    readers.scroll_into_view_if_needed()
+    _shoot(editor, "admin-record-readers")
+    assert editor.errors == []
