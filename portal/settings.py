@@ -109,6 +109,8 @@ TENANT_APPS = [
     "kb",
     "canonical",
     "chat",
+    "integrations",
+    "privacy",
 ]
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
 

@@ -20,4 +20,5 @@ urlpatterns = [
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
     path("chat/", include("chat.urls")),
+    path("mcp/", include("integrations.urls")),
 ]
