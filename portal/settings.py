@@ -232,6 +232,8 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "pgserver": {"level": "WARNING"},
+        # the MCP SDK logs every stateless request's session start and stop at INFO
+        "mcp": {"level": "WARNING"},
     },
 }
 

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -21,6 +25,7 @@ from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.test.testcases import LiveServerThread
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
+from rest_framework.throttling import ScopedRateThrottle
 
 from canonical.models import AuditContext, ChangeSource
 from canonical.services import record_set_priority
@@ -33,6 +38,7 @@ from tests.conftest import make_user, token_for
 
 pytestmark = pytest.mark.django_db
 
+ROOT = Path(__file__).resolve().parents[2]
 OWN, FOREIGN = "mcp-own", "mcp-foreign"
 OLD_CACHE = """---
 type: decision
@@ -279,3 +285,90 @@ def test_no_token_is_refused_with_401(live):
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
     )
     assert response.status_code == 401
+
+
+def _database_url() -> str:
+    """The running test database, for a subprocess (the server's URL with the test db name)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from django.conf import settings
+    from django.db import connection
+
+    url = urlsplit(settings.DATABASE_URL)
+    return urlunsplit(url._replace(path="/" + connection.settings_dict["NAME"]))
+
+
+def stdio_session(live: Live, tenant: str, token: str, calls: list[tuple[str, dict]]) -> Any:
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["manage.py", "mcp_stdio", "--tenant", tenant, "--token", token],
+        cwd=str(ROOT),
+        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
+    )
+
+    async def main() -> Any:
+        async with Client(params) as client:
+            return [await client.call_tool(name, args) for name, args in calls]
+
+    return asyncio.run(main())
+
+
+def test_the_stdio_entry_point_serves_the_same_tools(live):
+    foreign, own = stdio_session(
+        live,
+        "alpha",
+        live.tokens["reader"],
+        [
+            ("get_document", {"document_id": live.docs["payroll-vendor"]}),
+            ("get_document", {"document_id": live.docs["cache-redis"]}),
+        ],
+    )
+    assert error_text(foreign).endswith(": Not found.")
+    assert payload(own)["slug"] == "cache-redis"
+
+
+def test_the_stdio_entry_point_refuses_a_token_of_another_tenant(live):
+    result = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio", "--tenant", "alpha"]
+        + ["--token", live.tokens["beta"]],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 1
+    assert "Token refused: Invalid token." in result.stderr
+
+
+def test_ask_is_throttled_like_the_chat_api(live, monkeypatch):
+    monkeypatch.setattr(
+        ScopedRateThrottle, "THROTTLE_RATES", {"chat": "1/min", "search": "100/min"}
+    )
+
+    def call(name: str, arguments: dict) -> httpx2.Response:
+        return httpx2.post(
+            f"{live.base}/mcp/",
+            headers={
+                "Host": live.host,
+                "Authorization": f"Token {live.tokens['editor']}",
+                "Accept": "application/json, text/event-stream",
+            },
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            },
+            timeout=60,
+        )
+
+    first = call("ask", {"question": "What is the standard cache layer?"})
+    assert first.status_code == 200, first.text
+    assert call("ask", {"question": "And the old one?"}).status_code == 429
+    listed = call("list_projects", {})
+    assert listed.status_code == 200
+    assert json.loads(listed.json()["result"]["content"][0]["text"])["projects"][0]["key"] == OWN
