@@ -21,4 +21,5 @@ urlpatterns = [
     path("api/", include("chat.urls_api")),
     path("chat/", include("chat.urls")),
     path("mcp/", include("integrations.urls")),
+    path("", include("privacy.urls")),
 ]

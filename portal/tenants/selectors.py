@@ -21,3 +21,12 @@ def tenant_get(*, schema_name: str) -> Tenant:
 def tenant_scope(schema_name: str) -> AbstractContextManager[None]:
     """Context manager that routes queries to the tenant's schema (for commands)."""
     return tenant_context(tenant_get(schema_name=schema_name))
+
+
+def tenant_schema_names() -> list[str]:
+    """Schema names of every tenant (the public schema excluded), sorted."""
+    return list(
+        Tenant.objects.exclude(schema_name=get_public_schema_name())
+        .order_by("schema_name")
+        .values_list("schema_name", flat=True)
+    )
