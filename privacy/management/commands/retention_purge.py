@@ -41,5 +41,8 @@ class Command(BaseCommand):
             self.stdout.write(f"Kept forever (no retention set): {', '.join(kept)}")
         verb = "would delete" if options["dry_run"] else "deleted"
         for schema, report in reports.items():
-            counts = ", ".join(f"{n} {key}" for key, n in report.items()) or "nothing to purge"
+            if not report:
+                self.stdout.write(f"{schema}: nothing to purge")
+                continue
+            counts = ", ".join(f"{n} {key}" for key, n in report.items())
             self.stdout.write(f"{schema}: {verb} {counts}")
