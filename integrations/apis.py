@@ -19,7 +19,7 @@ from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from rest_framework.request import Request
-from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from integrations.server import CALLER, lowlevel_server
@@ -104,11 +104,12 @@ async def _serve(scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[st
 class McpApi(APIView):
     """The MCP endpoint (streamable HTTP, stateless, JSON responses); token-authenticated."""
 
-    throttle_scope = "search"
+    throttle_classes = [ScopedRateThrottle]
 
-    def get_throttles(self) -> list[BaseThrottle]:
-        self.throttle_scope = _throttle_scope(self.request._request.body)
-        return [ScopedRateThrottle()]
+    @property
+    def throttle_scope(self) -> str:
+        """The rate of the call in this request (ScopedRateThrottle reads it from the view)."""
+        return _throttle_scope(self.request._request.body)
 
     def _handle(self, request: Request) -> HttpResponse:
         token = CALLER.set(request.user)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from privacy.registry import PERSONAL_DATA
 from privacy.services import user_data_export
 from privacy.views import export_filename
 
@@ -18,7 +19,20 @@ class MyDataExportApi(APIView):
     """Everything this tenant holds about you: profile, memberships, conversations, chat log,
     audit rows you authored."""
 
-    @extend_schema(responses={200: serializers.DictField()})
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "PersonalDataExport",
+                {
+                    "format": serializers.CharField(),
+                    "tenant": serializers.CharField(),
+                    "exported_at": serializers.DateTimeField(),
+                    # one section per registry entry: an object (profile) or a list of rows
+                    **{entry.key: serializers.JSONField() for entry in PERSONAL_DATA},
+                },
+            )
+        }
+    )
     def get(self, request: Request) -> Response:
         user = request.user
         if isinstance(user, AnonymousUser):  # IsAuthenticated already refused; narrows the type

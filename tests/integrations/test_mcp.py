@@ -372,3 +372,18 @@ def test_ask_is_throttled_like_the_chat_api(live, monkeypatch):
     listed = call("list_projects", {})
     assert listed.status_code == 200
     assert json.loads(listed.json()["result"]["content"][0]["text"])["projects"][0]["key"] == OWN
+
+
+def test_a_malformed_request_is_a_protocol_error_not_a_crash(live):
+    response = httpx2.post(
+        f"{live.base}/mcp/",
+        headers={
+            "Host": live.host,
+            "Authorization": f"Token {live.tokens['reader']}",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        },
+        content=b"{not json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32700  # JSON-RPC parse error
