@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -387,3 +389,49 @@ def test_a_malformed_request_is_a_protocol_error_not_a_crash(live):
     )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == -32700  # JSON-RPC parse error
+
+
+@pytest.fixture(scope="module")
+def asgi_server(live) -> Iterator[str]:
+    """The same portal under an ASGI server (uvicorn serving portal.asgi), on the test data."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "portal.asgi:application"]
+        + ["--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(100):
+            try:
+                httpx2.get(f"http://127.0.0.1:{port}/healthz", headers={"Host": live.host})
+                break
+            except httpx2.TransportError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_the_same_endpoint_serves_under_asgi(live, asgi_server):
+    under_asgi = Live(base=asgi_server, host=live.host, tokens=live.tokens, docs=live.docs)
+    tools, (own, foreign) = run_session(
+        under_asgi,
+        live.tokens["reader"],
+        [
+            ("get_document", {"document_id": live.docs["cache-redis"]}),
+            ("get_document", {"document_id": live.docs["payroll-vendor"]}),
+        ],
+    )
+    assert "search" in tools
+    assert payload(own)["slug"] == "cache-redis"
+    assert error_text(foreign).endswith(": Not found.")
