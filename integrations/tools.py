@@ -21,9 +21,13 @@ from chat.providers import ProviderError
 from chat.selectors import document_preview
 from chat.services import ChatInputError, message_send
 from kb.apis_search import SearchApi, filters_from
-from kb.models import Document, EdgeType
+from kb.models import Document
 from kb.retrieval import InvalidSearchRequest, search
-from kb.selectors import document_get_editable, document_get_visible
+from kb.selectors import (
+    document_get_editable,
+    document_get_visible,
+    document_supersede_chain,
+)
 from portal.access.models import AnyUser, Project
 from portal.access.selectors import project_roles_for
 
@@ -134,21 +138,11 @@ def _chain_link(document: Document) -> dict[str, Any]:
 
 
 def supersede_chain(user: AnyUser, document: Document) -> dict[str, list[dict[str, Any]]]:
-    """The visible records this one supersedes and those that supersede it (one hop each way)."""
-    visible = Document.objects.visible_to(user)
-    older = visible.filter(
-        edges_in__from_document=document, edges_in__edge_type=EdgeType.SUPERSEDES
-    ) | visible.filter(
-        edges_out__to_document=document, edges_out__edge_type=EdgeType.INVALIDATED_BY
-    )
-    newer = visible.filter(
-        edges_out__to_document=document, edges_out__edge_type=EdgeType.SUPERSEDES
-    ) | visible.filter(
-        edges_in__from_document=document, edges_in__edge_type=EdgeType.INVALIDATED_BY
-    )
+    """The supersede chain one hop each way, as the tools show it."""
+    older, newer = document_supersede_chain(user=user, document=document)
     return {
-        "supersedes": [_chain_link(doc) for doc in older.distinct().order_by("slug")],
-        "superseded_by": [_chain_link(doc) for doc in newer.distinct().order_by("slug")],
+        "supersedes": [_chain_link(doc) for doc in older],
+        "superseded_by": [_chain_link(doc) for doc in newer],
     }
 
 
