@@ -1,4 +1,5 @@
-"""The personal data portal.access holds about a user: profile, memberships, API tokens.
+"""The personal data the portal holds about a user: profile, memberships, API tokens, and
+the console's log of their admin actions.
 
 All of it goes with the user row on erasure (the foreign keys cascade).
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.contrib.admin.models import LogEntry
 from rest_framework.authtoken.models import Token
 
 from portal.access.models import Membership
@@ -45,4 +47,20 @@ def api_tokens_export(user: User) -> list[dict[str, Any]]:
     return [
         {"created": created.isoformat()}
         for created in Token.objects.filter(user=user).values_list("created", flat=True)
+    ]
+
+
+def console_actions_export(user: User) -> list[dict[str, Any]]:
+    """The console's own log of what the user added, changed or deleted there."""
+    return [
+        {
+            "at": entry.action_time.isoformat(),
+            "action": entry.get_action_flag_display(),
+            "object": entry.object_repr,
+            "model": entry.content_type.model if entry.content_type else "",
+            "change": entry.get_change_message(),
+        }
+        for entry in LogEntry.objects.filter(user=user)
+        .select_related("content_type")
+        .order_by("action_time", "id")
     ]

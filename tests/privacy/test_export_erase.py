@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -63,6 +65,15 @@ def world(alpha):
         priority=60,
         by=AuditContext(actor=bob, source=ChangeSource.API, reason="bob's call"),
     )
+    for user in (anna, bob):
+        LogEntry.objects.create(
+            user=user,
+            content_type=ContentType.objects.get_for_model(Project),
+            object_id=str(Project.objects.get(key=NORTH).pk),
+            object_repr=f"{NORTH} renamed by {user.username}",
+            action_flag=CHANGE,
+            change_message="",
+        )
     return {"anna": anna, "bob": bob, "docs": docs}
 
 
@@ -95,6 +106,9 @@ def test_export_holds_exactly_the_users_rows(world):
     assert sorted(row["project_keys"][0] for row in export["chat_log"]) == [NORTH, SOUTH]
     assert [(r["field"], r["to_value"], r["reason"]) for r in export["audit_trail"]] == [
         ("retrieval_priority", "70", "anna's call")
+    ]
+    assert [(a["action"], a["object"]) for a in export["console_actions"]] == [
+        ("Change", f"{NORTH} renamed by anna")
     ]
     # nothing of bob anywhere in it
     assert "bob" not in json.dumps(export)
