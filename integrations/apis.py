@@ -64,7 +64,11 @@ def _asgi_scope(request: Request) -> dict[str, Any]:
 
 
 async def _serve(scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
-    """Run one request through a fresh stateless session manager; return status, headers, body."""
+    """Run one request through a fresh stateless session manager; return status, headers, body.
+
+    No SDK transport-security settings: Django has already checked the Host (ALLOWED_HOSTS,
+    then the tenant's domain) and the caller; stateless means no session outlives the request.
+    """
     manager = StreamableHTTPSessionManager(
         app=lowlevel_server(), json_response=True, stateless=True
     )
