@@ -48,7 +48,16 @@ class AuditContext:
         return self.actor_name or "system"
 
 
+# Who an audit row names once its author's personal data is erased (GDPR art. 17).
+ERASED_ACTOR = "erased user"
+
+
 class RecordChangeQuerySet(models.QuerySet["RecordChange"]):
+    def anonymise_actor(self) -> int:
+        """The one permitted rewrite: erasure replaces the author by ERASED_ACTOR; what changed,
+        when and why stay as they were."""
+        return super().update(actor=None, actor_name=ERASED_ACTOR)
+
     def update(self, **kwargs: Any) -> int:
         raise AuditTrailError("The record history is append-only: rows cannot be updated.")
 

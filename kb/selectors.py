@@ -7,7 +7,7 @@ from django.db.models import Count, QuerySet
 from django.http import Http404
 
 from kb.filters import SearchFilters
-from kb.models import Document
+from kb.models import Document, EdgeType
 from portal.access.models import AnyUser
 from portal.access.selectors import user_can_edit
 
@@ -47,3 +47,25 @@ def document_counts_by_project(*, user: AnyUser) -> dict[str, int]:
         .values_list("project__key", "n")
     )
     return {key: n for key, n in rows}
+
+
+def document_supersede_chain(
+    *, user: AnyUser, document: Document
+) -> tuple[list[Document], list[Document]]:
+    """(older, newer): the visible documents `document` supersedes and those superseding it.
+
+    Either side may have recorded the link (`supersedes` on the newer, `superseded_by`,
+    stored as `invalidated_by`, on the older), so both edge directions count.
+    """
+    visible = Document.objects.visible_to(user)
+    older = visible.filter(
+        edges_in__from_document=document, edges_in__edge_type=EdgeType.SUPERSEDES
+    ) | visible.filter(
+        edges_out__to_document=document, edges_out__edge_type=EdgeType.INVALIDATED_BY
+    )
+    newer = visible.filter(
+        edges_out__to_document=document, edges_out__edge_type=EdgeType.SUPERSEDES
+    ) | visible.filter(
+        edges_in__from_document=document, edges_in__edge_type=EdgeType.INVALIDATED_BY
+    )
+    return list(older.distinct().order_by("slug")), list(newer.distinct().order_by("slug"))

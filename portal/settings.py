@@ -128,6 +128,8 @@ TENANT_APPS = [
     "kb",
     "canonical",
     "chat",
+    "integrations",
+    "privacy",
 ]
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
@@ -285,6 +287,8 @@ LOGGING = {
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         "pgserver": {"level": "WARNING"},
+        # the MCP SDK logs every stateless request's session start and stop at INFO
+        "mcp": {"level": "WARNING"},
     },
 }
 
@@ -398,4 +402,21 @@ CHAT: dict[str, Any] = {
     "GROUNDING_MIN_SUPPORT": env_float("KB_GROUNDING_MIN_SUPPORT", 0.20),
     "PROMPT_TIMEZONE": env_str("KB_PROMPT_TIMEZONE", "UTC"),
     "QUESTION_MAX_CHARS": env_int("KB_QUESTION_MAX_CHARS", 10_000),
+}
+
+
+# --- Personal data ---------------------------------------------------------------------------
+def env_days(name: str) -> int | None:
+    """A retention period in days; unset, empty or 0 means keep forever (None)."""
+    days = env_int(name, 0)
+    if days < 0:
+        raise ImproperlyConfigured(f"{name} must be a number of days >= 0, got {days}")
+    return days or None
+
+
+# How long rows are kept before `retention_purge` deletes them (per tenant); default forever.
+RETENTION: dict[str, int | None] = {
+    "CHAT_LOG_DAYS": env_days("RETENTION_CHAT_LOG_DAYS"),
+    "CONVERSATION_DAYS": env_days("RETENTION_CONVERSATION_DAYS"),
+    "CONTENT_GAP_DAYS": env_days("RETENTION_CONTENT_GAP_DAYS"),
 }

@@ -31,4 +31,6 @@ urlpatterns = [
     path("api/", include("chat.urls_api")),
     path("chat/", include("chat.urls")),
     path("search/", include("kb.urls_pages")),
+    path("mcp/", include("integrations.urls")),
+    path("", include("privacy.urls")),
 ]

@@ -27,3 +27,12 @@ def tenant_scope(schema_name: str) -> AbstractContextManager[None]:
 def current_schema() -> str:
     """The tenant schema this connection routes to (the public one outside a tenant)."""
     return str(getattr(connection, "schema_name", get_public_schema_name()))
+
+
+def tenant_schema_names() -> list[str]:
+    """Schema names of every tenant (the public schema excluded), sorted."""
+    return list(
+        Tenant.objects.exclude(schema_name=get_public_schema_name())
+        .order_by("schema_name")
+        .values_list("schema_name", flat=True)
+    )

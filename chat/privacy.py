@@ -1,0 +1,84 @@
+"""The personal data chat holds about a user: conversations with their messages, chat-log rows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from chat.models import ChatLog, Conversation, Feedback, Message
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+
+def conversations_export(user: User) -> list[dict[str, Any]]:
+    """The user's conversations, oldest first, each with its messages in order."""
+    conversations = list(Conversation.objects.filter(user=user).order_by("created_at", "id"))
+    messages: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in conversations}
+    for message in Message.objects.filter(conversation__user=user).order_by("created_at", "id"):
+        messages[message.conversation_id].append(
+            {
+                "id": message.pk,
+                "role": message.role,
+                "content": message.content,
+                "citations": message.citations,
+                "refusal_reason": message.refusal_reason,
+                "created_at": message.created_at.isoformat(),
+            }
+        )
+    return [
+        {
+            "id": c.pk,
+            "title": c.title,
+            "source": c.source,
+            "created_at": c.created_at.isoformat(),
+            "updated_at": c.updated_at.isoformat(),
+            "messages": messages[c.pk],
+        }
+        for c in conversations
+    ]
+
+
+def conversations_erase(user: User) -> int:
+    """Delete the user's conversations (their messages cascade); returns how many."""
+    _, per_model = Conversation.objects.filter(user=user).delete()
+    return per_model.get(Conversation._meta.label, 0)
+
+
+def chat_log_export(user: User) -> list[dict[str, Any]]:
+    """The operators' log rows of the user's chat turns."""
+    return [
+        {
+            "id": row.pk,
+            "at": row.at.isoformat(),
+            "question": row.question,
+            "answer": row.answer,
+            "refusal_reason": row.refusal_reason,
+            "project_keys": row.project_keys,
+            "provider": row.provider,
+            "model": row.model,
+            "latency_ms": row.latency_ms,
+        }
+        for row in ChatLog.objects.filter(user=user).order_by("at", "id")
+    ]
+
+
+def chat_log_erase(user: User) -> int:
+    """Delete the user's chat-log rows (their questions are theirs); returns how many."""
+    count, _ = ChatLog.objects.filter(user=user).delete()
+    return count
+
+
+def feedback_export(user: User) -> list[dict[str, Any]]:
+    """The user's ratings of answers, with their comments (the rows go with the account)."""
+    return [
+        {
+            "id": row.pk,
+            "message_id": row.message_id,
+            "rating": row.rating,
+            "comment": row.comment,
+            "created_at": row.created_at.isoformat(),
+            "updated_at": row.updated_at.isoformat(),
+            "resolved_at": row.resolved_at.isoformat() if row.resolved_at else None,
+        }
+        for row in Feedback.objects.filter(user=user).order_by("created_at", "id")
+    ]
