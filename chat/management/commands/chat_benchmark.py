@@ -9,11 +9,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
-from django_tenants.utils import schema_context
 
 from chat.evaluation import GoldsetError, QuestionScore, load_answer_goldset, run_goldset
 from chat.providers import ProviderError, get_provider
-from portal.tenants.models import Tenant
+from portal.commands import acting_user, command_tenant
 
 BENCH_USERNAME = "chat-benchmark"
 COLUMNS = (
@@ -55,8 +54,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if not Tenant.objects.filter(schema_name=options["tenant"]).exists():
-            raise CommandError(f"No tenant with schema {options['tenant']!r}.")
         if not options["goldset"].is_file():
             raise CommandError(f"No such gold set: {options['goldset']}")
         try:
@@ -70,7 +67,7 @@ class Command(BaseCommand):
         except ProviderError as exc:
             raise CommandError(exc.message) from exc
         reports = []
-        with schema_context(options["tenant"]):
+        with command_tenant(options["tenant"]):
             for provider in providers:
                 reports.append(self._run(provider, questions, options))
         if options["json"]:
@@ -103,13 +100,11 @@ class Command(BaseCommand):
 
 
 def _acting_user(username: str | None) -> Any:
-    """The named active user, or a throwaway superuser (rolled back with the run)."""
-    User = get_user_model()
+    """The named active user, or a saved throwaway superuser (conversations need a user row;
+    it is rolled back with the run)."""
     if username:
-        user = User.objects.filter(username=username, is_active=True).first()
-        if user is None:
-            raise CommandError(f"No active user {username!r} in this tenant.")
-        return user
+        return acting_user(username)
+    User = get_user_model()
     return User.objects.create(username=BENCH_USERNAME, is_superuser=True, is_active=True)
 
 
