@@ -14,10 +14,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kb.apis_uploads import UPLOAD_RESPONSES, UploadInputSerializer, documents_upload
 from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
@@ -91,6 +93,8 @@ class DocumentListApi(APIView):
     """List visible documents (filters, pages); ingest a document into a project."""
 
     pagination_class = DocumentPagination
+    # JSON ingests in the request; multipart uploads are queued for the workers
+    parser_classes = [JSONParser, MultiPartParser]
 
     @extend_schema_serializer(component_name="KbDocumentFilters")
     class FilterSerializer(serializers.Serializer):
@@ -165,18 +169,24 @@ class DocumentListApi(APIView):
 
     @extend_schema(
         operation_id="kb_documents_create",
-        request=InputSerializer,
+        request={
+            "application/json": InputSerializer,
+            "multipart/form-data": UploadInputSerializer,
+        },
         responses={
+            **UPLOAD_RESPONSES,
             201: IngestSummarySerializer,
             200: IngestSummarySerializer,
-            400: OpenApiResponse(description="Field errors"),
+            400: OpenApiResponse(description="Field errors; for uploads, an empty file"),
             403: FORBIDDEN,
             404: NOT_FOUND,
             503: OpenApiResponse(description="The embedding provider failed; nothing written"),
         },
-        summary="Create or update a document (ingest its content)",
+        summary="Create or update a document: JSON ingests now, multipart files are queued",
     )
     def post(self, request: Request) -> Response:
+        if request.content_type.startswith("multipart/form-data"):
+            return documents_upload(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

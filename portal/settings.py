@@ -96,6 +96,9 @@ SHARED_APPS = [
     "template_partials",
     "rest_framework",
     "drf_spectacular",
+    # the ingestion queue lives in the public schema; every job carries its tenant schema
+    "django_tasks",
+    "django_tasks_db",
 ]
 TENANT_APPS = [
     "django.contrib.contenttypes",
@@ -219,6 +222,11 @@ SPECTACULAR_SETTINGS = {
     "PREPROCESSING_HOOKS": ["portal.schema.drop_shadowed_endpoints"],
 }
 
+# --- Background tasks (django-tasks, database backend: the queue is a PostgreSQL table) -------
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# the multipart parser must accept a full batch of uploads (Django's default is 100)
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("KB_UPLOAD_MAX_FILES", 100)
+
 # --- Logging -----------------------------------------------------------------------------
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {
@@ -250,6 +258,13 @@ KB = {
     "CHUNK_MAX_TOKENS": env_int("KB_CHUNK_MAX_TOKENS", 768),
     "CHUNK_OVERLAP_TOKENS": env_int("KB_CHUNK_OVERLAP_TOKENS", 64),
     "INGEST_MAX_FILE_BYTES": env_int("KB_INGEST_MAX_FILE_BYTES", 50 * 1024 * 1024),
+    # Uploads (browser and multipart API): per-file size, files per request, worker retries
+    "UPLOAD_MAX_FILE_BYTES": env_int("KB_UPLOAD_MAX_FILE_BYTES", 25 * 1024 * 1024),
+    "UPLOAD_MAX_FILES": env_int("KB_UPLOAD_MAX_FILES", 100),
+    "INGEST_JOB_MAX_ATTEMPTS": env_int("KB_INGEST_JOB_MAX_ATTEMPTS", 3),
+    # how often a worker looks for jobs whose worker died (and requeues them)
+    "WORKER_REAP_SECONDS": env_float("KB_WORKER_REAP_SECONDS", 10.0),
+    "WORKER_POLL_SECONDS": env_float("KB_WORKER_POLL_SECONDS", 1.0),
     # Retrieval arms
     "FTS_LANGUAGE": env_str("KB_FTS_LANGUAGE", "english"),
     "HYBRID_SEARCH_ENABLED": env_bool("KB_HYBRID_SEARCH_ENABLED", True),

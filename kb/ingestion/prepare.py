@@ -94,7 +94,7 @@ def prepare_document(
         front = Frontmatter(body=extracted.text)
     body = front.body
 
-    resolved_title = (title or "").strip() or front.title
+    resolved_title = (title or "").strip() or front.title or extracted.title
     if not resolved_title and extracted.source_type in ("markdown", "html"):
         heading = H1_RE.search(body)
         if heading:
@@ -113,7 +113,7 @@ def prepare_document(
             overlap_tokens=params.overlap_tokens,
         )
     )
-    metadata: dict[str, Any] = {}
+    metadata: dict[str, Any] = dict(extracted.metadata)
     if front.raw:
         metadata["frontmatter"] = front.raw
     if front.errors:
