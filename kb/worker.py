@@ -81,8 +81,8 @@ class _Liveness(threading.Thread):
                     connection.set_schema_to_public()
                     _take_liveness_lock(self.worker_id)
                     locked = True
-                    self.ready.set()
                 requeue_orphaned_tasks()
+                self.ready.set()  # the first sweep is done before the worker takes a job
             except DatabaseError:
                 # the session (and with it the lock) is gone: reconnect and lock again
                 logger.warning("worker liveness connection lost; reconnecting", exc_info=True)
