@@ -21,4 +21,5 @@ urlpatterns = [
     path("api/", include("chat.urls_api")),
     path("api/", include("kb.urls")),
     path("chat/", include("chat.urls")),
+    path("documents/", include("kb.urls_pages")),
 ]
