@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kb.apis_uploads import UPLOAD_RESPONSES, UploadInputSerializer, documents_upload
-from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
+from kb.ingestion.extract import DOCUMENT_TYPES, SOURCE_TYPES, detect_source_type
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
 from kb.services import document_ingest, document_soft_delete, document_update_metadata
@@ -31,6 +31,8 @@ from portal.access.selectors import project_get_visible, user_can_edit
 NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
 FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
 METADATA_FIELDS = ("title", "tags", "summary", "owners")
+# JSON carries text; PDF and Word files arrive as multipart uploads
+TEXT_SOURCE_TYPES = tuple(kind for kind in SOURCE_TYPES if kind not in DOCUMENT_TYPES)
 
 
 @extend_schema_serializer(component_name="KbDocument")
@@ -115,7 +117,7 @@ class DocumentListApi(APIView):
         source_path = serializers.CharField(max_length=1000)
         title = serializers.CharField(required=False, max_length=500)
         content = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        source_type = serializers.ChoiceField(choices=SOURCE_TYPES, required=False)
+        source_type = serializers.ChoiceField(choices=TEXT_SOURCE_TYPES, required=False)
 
         def validate_source_path(self, value: str) -> str:
             if "\x00" in value:
@@ -132,7 +134,17 @@ class DocumentListApi(APIView):
             return value
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            if not attrs.get("source_type") and detect_source_type(attrs["source_path"]) is None:
+            detected = detect_source_type(attrs["source_path"])
+            if not attrs.get("source_type") and detected in DOCUMENT_TYPES:
+                raise serializers.ValidationError(
+                    {
+                        "source_path": [
+                            "PDF and Word files are uploaded as files: POST multipart/form-data "
+                            "with project_key and files."
+                        ]
+                    }
+                )
+            if not attrs.get("source_type") and detected is None:
                 raise serializers.ValidationError(
                     {
                         "source_path": [
