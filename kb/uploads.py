@@ -75,9 +75,7 @@ def upload_problem(*, name: str, size: int, read: Callable[[], bytes]) -> Upload
                 name=name, code="empty", message=f"{name} has only whitespace", status=400
             )
     except (PdfProblem, DocxProblem) as exc:
-        text = str(exc)
-        code = "encrypted" if "encrypted" in text else "no_text" if "text" in text else "unreadable"
-        return UploadProblem(name=name, code=code, message=f"{name}: {text}", status=422)
+        return UploadProblem(name=name, code=exc.code, message=f"{name}: {exc}", status=422)
     return None
 
 

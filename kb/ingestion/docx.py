@@ -17,7 +17,11 @@ LEADING_MARKUP_RE = re.compile(r"^(\s*)([#>|]|[-*+] |\d+\. )")
 
 
 class DocxProblem(ValueError):
-    """The file is not a readable Word document, or has no text."""
+    """The file is not a readable Word document, or has no text (`code`: unreadable, no_text)."""
+
+    def __init__(self, message: str, *, code: str = "unreadable") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +48,7 @@ def _open(data: bytes) -> Any:
 def docx_check(data: bytes) -> None:
     """DocxProblem unless the bytes are a Word document with some text."""
     if not docx_to_text(data).text.strip():
-        raise DocxProblem("the Word document has no text")
+        raise DocxProblem("the Word document has no text", code="no_text")
 
 
 def docx_to_text(data: bytes, *, fallback_title: str = "") -> DocxText:

@@ -23,7 +23,11 @@ LEADING_MARKUP_RE = re.compile(r"^(\s*)([#>|]|[-*+] |\d+\. )", re.MULTILINE)
 
 
 class PdfProblem(ValueError):
-    """The PDF cannot be ingested: encrypted, unreadable or without a text layer."""
+    """The PDF cannot be ingested; `code` is encrypted, no_text or unreadable."""
+
+    def __init__(self, message: str, *, code: str = "unreadable") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,7 +47,8 @@ def pdf_check(data: bytes) -> int:
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
             raise PdfProblem(
-                "the PDF is encrypted (password protected); remove the password and upload again"
+                "the PDF is encrypted (password protected); remove the password and upload again",
+                code="encrypted",
             ) from exc
         raise PdfProblem(f"not a readable PDF ({exc})") from exc
     try:
@@ -61,7 +66,8 @@ def pdf_check(data: bytes) -> int:
                 page.close()
         raise PdfProblem(
             "the PDF has no text layer (a scan or images only); run OCR on it first, "
-            "Groundwork does not read images"
+            "Groundwork does not read images",
+            code="no_text",
         )
     finally:
         document.close()
@@ -85,7 +91,7 @@ def pdf_to_text(data: bytes, *, fallback_title: str = "") -> PdfText:
                 parts.append(PAGE_HEADING.format(number=number) + "\n\n" + body.strip() + "\n")
                 page.flush_cache()  # keep memory per page, not per document
     except PDFPasswordIncorrect as exc:  # pragma: no cover - pdf_check refuses these first
-        raise PdfProblem("the PDF is encrypted (password protected)") from exc
+        raise PdfProblem("the PDF is encrypted (password protected)", code="encrypted") from exc
     except PdfProblem:
         raise
     except Exception as exc:  # noqa: BLE001 - any parser failure is a bad file, not a crash
