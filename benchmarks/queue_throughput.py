@@ -96,44 +96,54 @@ def build_files(count: int) -> list[tuple[str, bytes]]:
     return files
 
 
-def run_sampled(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(seconds, peak RSS MiB, stderr tail) of a child process, sampling /proc for VmHWM."""
+def run_sampled(
+    command: list[str], env: dict[str, str], *, copies: int = 1
+) -> tuple[float, float, str]:
+    """(seconds until the last of `copies` identical processes ended, the largest peak RSS of
+    any of them in MiB, stderr tail), sampling /proc for VmHWM."""
     started = time.perf_counter()
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    processes = [
+        subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(copies)
+    ]
     peak_kib = 0
     stop = threading.Event()
 
     def sample() -> None:
         nonlocal peak_kib
-        status = Path(f"/proc/{process.pid}/status")
         while not stop.is_set():
-            try:
-                for line in status.read_text().splitlines():
-                    if line.startswith("VmHWM:"):
-                        peak_kib = max(peak_kib, int(line.split()[1]))
-            except (OSError, ValueError):
-                pass
+            for process in processes:
+                try:
+                    for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
+                        if line.startswith("VmHWM:"):
+                            peak_kib = max(peak_kib, int(line.split()[1]))
+                except (OSError, ValueError):
+                    pass
             stop.wait(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    _, stderr = process.communicate()
+    outputs = [process.communicate()[1] for process in processes]
     seconds = time.perf_counter() - started
     stop.set()
     sampler.join()
-    if process.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{stderr.decode()[-3000:]}")
-    return seconds, peak_kib / 1024, stderr.decode()[-500:]
+    for process, stderr in zip(processes, outputs, strict=True):
+        if process.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed:\n{stderr.decode()[-3000:]}")
+    return seconds, peak_kib / 1024, outputs[-1].decode()[-500:]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=1, help="A/B rounds (order alternates)")
+    parser.add_argument("--workers", type=int, default=1, help="kb_worker processes (queue arm)")
+    parser.add_argument(
+        "--arms", default="cli,queue", help="which arms to run: cli, queue or both (default)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the benchmark tenant")
     args = parser.parse_args()
+    wanted = {arm.strip() for arm in args.arms.split(",") if arm.strip()}
 
     import django
 
@@ -184,7 +194,7 @@ def main() -> None:
                 files=[UploadFile(name=name, data=data) for name, data in files],
             )
             enqueue_seconds = time.perf_counter() - started
-        seconds, peak, _ = run_sampled([*manage, "kb_worker", "--batch"], env)
+        seconds, peak, _ = run_sampled([*manage, "kb_worker", "--batch"], env, copies=args.workers)
         with schema_context(schema):
             jobs = IngestJob.objects.filter(project__key=key)
             states = dict.fromkeys(("done", "failed"), 0)
@@ -213,7 +223,8 @@ def main() -> None:
         for round_ in range(args.rounds):
             arms = (cli, queue) if round_ % 2 == 0 else (queue, cli)
             for arm in arms:
-                arm(round_)
+                if arm.__name__ in wanted:
+                    arm(round_)
     finally:
         if not args.keep:
             Tenant.objects.filter(pk=tenant.pk).first().delete(force_drop=True)
@@ -221,27 +232,29 @@ def main() -> None:
     def total(arm: str, field: str) -> float:
         return sum(run[field] for run in results[arm])
 
-    cli_seconds, queue_seconds = total("cli", "seconds"), total("queue", "seconds")
     files_total = args.files * args.rounds
-    summary = {
+    summary: dict[str, object] = {
         "files": args.files,
         "mix": kinds,
         "rounds": args.rounds,
-        "chunks_per_round": results["cli"][0]["chunks"],
-        "cli_seconds": round(cli_seconds, 1),
-        "cli_files_per_min": round(files_total / cli_seconds * 60, 1),
-        "queue_seconds": round(queue_seconds, 1),
-        "queue_files_per_min": round(files_total / queue_seconds * 60, 1),
-        "queue_overhead_pct": round((queue_seconds / cli_seconds - 1) * 100, 1),
-        "queue_enqueue_seconds": round(total("queue", "enqueue_seconds"), 2),
-        "queue_jobs_done": int(total("queue", "jobs_done")),
-        "queue_jobs_failed": int(total("queue", "jobs_failed")),
-        "worker_peak_rss_mib": round(max(run["peak_mib"] for run in results["queue"]), 1),
-        "cli_peak_rss_mib": round(max(run["peak_mib"] for run in results["cli"]), 1),
-        "runs": results,
-        "cpus": os.cpu_count(),
-        "load_average": os.getloadavg(),
+        "workers": args.workers,
     }
+    for arm in ("cli", "queue"):
+        if results[arm]:
+            seconds = total(arm, "seconds")
+            summary[f"{arm}_seconds"] = round(seconds, 1)
+            summary[f"{arm}_files_per_min"] = round(files_total / seconds * 60, 1)
+            summary[f"{arm}_peak_rss_mib"] = round(max(run["peak_mib"] for run in results[arm]), 1)
+            summary["chunks_per_round"] = results[arm][0]["chunks"]
+    if results["cli"] and results["queue"]:
+        summary["queue_overhead_pct"] = round(
+            (total("queue", "seconds") / total("cli", "seconds") - 1) * 100, 1
+        )
+    if results["queue"]:
+        summary["queue_enqueue_seconds"] = round(total("queue", "enqueue_seconds"), 2)
+        summary["queue_jobs_done"] = int(total("queue", "jobs_done"))
+        summary["queue_jobs_failed"] = int(total("queue", "jobs_failed"))
+    summary.update({"runs": results, "cpus": os.cpu_count(), "load_average": os.getloadavg()})
     print(json.dumps(summary, indent=2))
 
 
