@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 os.environ.setdefault("DEBUG", "1")
 
-CORPUS = Path("/work/shared/bench/scifact/corpus.jsonl")
+# the shared data sits at ../shared/ from the repository root
+CORPUS = ROOT.parent / "shared" / "bench" / "scifact" / "corpus.jsonl"
 
 
 def load_corpus(path: Path, limit: int | None) -> list[tuple[str, str]]:

@@ -239,13 +239,15 @@ def main() -> None:
         "rounds": args.rounds,
         "workers": args.workers,
     }
-    for arm in ("cli", "queue"):
-        if results[arm]:
-            seconds = total(arm, "seconds")
-            summary[f"{arm}_seconds"] = round(seconds, 1)
-            summary[f"{arm}_files_per_min"] = round(files_total / seconds * 60, 1)
-            summary[f"{arm}_peak_rss_mib"] = round(max(run["peak_mib"] for run in results[arm]), 1)
-            summary["chunks_per_round"] = results[arm][0]["chunks"]
+    for name in ("cli", "queue"):
+        if results[name]:
+            seconds = total(name, "seconds")
+            summary[f"{name}_seconds"] = round(seconds, 1)
+            summary[f"{name}_files_per_min"] = round(files_total / seconds * 60, 1)
+            summary[f"{name}_peak_rss_mib"] = round(
+                max(run["peak_mib"] for run in results[name]), 1
+            )
+            summary["chunks_per_round"] = results[name][0]["chunks"]
     if results["cli"] and results["queue"]:
         summary["queue_overhead_pct"] = round(
             (total("queue", "seconds") / total("cli", "seconds") - 1) * 100, 1

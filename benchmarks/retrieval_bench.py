@@ -1,7 +1,7 @@
 """Retrieval latency and quality against the playbook's reference pipeline.
 
     EMBEDDED_DB_DIR=... DEBUG=1 .venv/bin/python benchmarks/retrieval_bench.py \
-        --tenant bench [--scifact /work/shared/bench/scifact] [--synthetic 100000]
+        --tenant bench [--scifact ../shared/bench/scifact] [--synthetic 100000]
 
 --scifact: the BEIR project ingested by `kb_benchmark --beir` (run that first). Our pipeline
 (kb.retrieval.search, hybrid/dense/keyword) and the reference (FAISS IndexFlatIP over the
@@ -35,11 +35,11 @@ from django_tenants.utils import schema_context  # noqa: E402
 from kb.evaluation.datasets import load_beir  # noqa: E402
 from kb.evaluation.metrics import doc_run, evaluate, latency_summary  # noqa: E402
 from kb.evaluation.runner import embed_queries, run_modes  # noqa: E402
-from kb.management.commands.kb_benchmark import acting_user  # noqa: E402
 from kb.models import Chunk, Document  # noqa: E402
 from kb.retrieval import SearchFilters, search  # noqa: E402
 from kb.retrieval.arms import vector_literal  # noqa: E402
 from portal.access.models import Project  # noqa: E402
+from portal.commands import acting_user  # noqa: E402
 
 WORD = re.compile(r"\w+")
 
@@ -105,7 +105,10 @@ def bench_scifact(root: Path, user, split: str) -> dict:
     run, latencies = {}, []
     for q in queries:
         started = time.perf_counter()
-        ranked = reference.search(q.text, qvec[q.qid])
+        vector = qvec[q.qid]
+        if vector is None:
+            continue  # the query could not be embedded: nothing to compare
+        ranked = reference.search(q.text, vector)
         latencies.append((time.perf_counter() - started) * 1000)
         run[q.qid] = doc_run([id_map[chunk_doc[c]] for c in ranked])
     qrels = {q.qid: q.relevant for q in queries}
@@ -125,7 +128,7 @@ def bench_scifact(root: Path, user, split: str) -> dict:
 
 def _vocabulary(size: int, rng: np.random.Generator) -> list[str]:
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    words = set()
+    words: set[str] = set()
     while len(words) < size:
         words.add("".join(rng.choice(letters, size=int(rng.integers(4, 10)))))
     return sorted(words)

@@ -1,7 +1,7 @@
 """Train-split sweep of retrieval knobs (tune on train qrels only; report on test).
 
     EMBEDDED_DB_DIR=... DEBUG=1 .venv/bin/python benchmarks/retrieval_tune.py --tenant bench \
-        --beir /work/shared/bench/scifact --split train \
+        --beir ../shared/bench/scifact --split train \
         '{}' '{"FUSION_METHOD": "rrf"}' '{"RERANK_KEYWORD_WEIGHT": 0.35}'
 
 Each JSON argument is a settings.KB override; prints hybrid ndcg@10 / recall@10 per config.
@@ -28,9 +28,9 @@ from django_tenants.utils import schema_context  # noqa: E402
 
 from kb.evaluation.datasets import load_beir  # noqa: E402
 from kb.evaluation.runner import run_modes  # noqa: E402
-from kb.management.commands.kb_benchmark import acting_user  # noqa: E402
 from kb.models import Document  # noqa: E402
 from kb.retrieval import SearchFilters  # noqa: E402
+from portal.commands import acting_user  # noqa: E402
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""The editors' console: canonical records, their history, and access administration.
+"""The editors' console: canonical records and their history (access is in portal.access).
 
 Editors are not Django staff and hold no model permissions, so every permission here is
 decided by project roles (`Document.objects.editable_by(user)`), never by django.contrib.auth
@@ -8,14 +8,11 @@ permissions. Out-of-scope objects are 404s, like everywhere else.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import GroupAdmin, UserAdmin
-from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -26,17 +23,12 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from canonical import selectors, services
-from canonical.models import CanonicalRecord, ChangeSource, RecordChange
-from canonical.transitions import (
-    CurationError,
-    check_priority,
-    check_transition,
-)
-from kb.models import CanonicalStatus, Document, Edge, EdgeType
-from portal.access.models import Membership, Project, Role
-from portal.admin_site import site
+from canonical.models import AuditContext, CanonicalRecord, ChangeSource, RecordChange
+from canonical.transitions import CurationError, change_errors
+from kb.models import Document, Edge, EdgeType
+from portal.access.models import Project
+from portal.admin_site import NotFoundOutOfScopeMixin, site
 
-ADMIN = ChangeSource.ADMIN
 CURATABLE_EDGE_TYPES = [
     (value, label)
     for value, label in EdgeType.choices
@@ -44,74 +36,38 @@ CURATABLE_EDGE_TYPES = [
 ]
 
 
-def _active(request: HttpRequest) -> bool:
-    user = request.user
-    return bool(user.is_authenticated and user.is_active)
-
-
-class NotFoundOutOfScopeMixin:
-    """Out-of-scope (or missing) object URLs are 404s, not the admin's redirect to the index."""
-
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
-        obj = super().get_object(request, object_id, from_field)  # type: ignore[misc]
-        if obj is None:
-            raise Http404
-        return obj
+def _by(request: HttpRequest, reason: str = "") -> AuditContext:
+    """The audit context of a change made in the console."""
+    return AuditContext(actor=request.user, source=ChangeSource.ADMIN, reason=reason)
 
 
 # --- Canonical records -------------------------------------------------------------------
 
 
-def validate_record_changes(
-    *, instance: Document, cleaned: dict[str, Any], changed: list[str]
-) -> dict[str, str]:
-    """Dry-run the workflow rules for a form's changes; field -> error message."""
-    errors: dict[str, str] = {}
-    new_type = cleaned.get("canonical_type", instance.canonical_type)
-    if "canonical_type" in changed and instance.canonical_type and not new_type:
-        errors["canonical_type"] = "A canonical record keeps its type; archive it instead."
-    if "canonical_status" in changed:
-        status = cleaned.get("canonical_status")
-        # A new type turns a plain document into a draft before the status applies.
-        current = instance.canonical_status
-        if "canonical_type" in changed and new_type and not current:
-            current = CanonicalStatus.DRAFT
-        if not status:
-            errors["canonical_status"] = "The status cannot be cleared."
-        elif not new_type:
-            errors["canonical_status"] = "Give the document a canonical type first."
-        elif status == CanonicalStatus.SUPERSEDED:
-            errors["canonical_status"] = (
-                "Supersede a record with the “Supersede…” action, which names its successor."
-            )
-        elif status != current:
-            try:
-                check_transition(current, status)
-            except CurationError as exc:
-                errors["canonical_status"] = str(exc)
-    if "retrieval_priority" in changed:
-        try:
-            check_priority(cleaned.get("retrieval_priority"))
-        except CurationError as exc:
-            errors["retrieval_priority"] = str(exc)
-    return errors
+WORKFLOW_FIELDS = ("canonical_type", "canonical_status", "retrieval_priority")
 
 
 class RecordFormMixin:
-    """Validation through the workflow table, before anything is saved."""
+    """Validation through the workflow rules (canonical.transitions), before anything is saved."""
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()  # type: ignore[misc]
-        errors = validate_record_changes(
-            instance=self.instance,  # type: ignore[attr-defined]
-            cleaned=cleaned,
-            changed=self.changed_data,  # type: ignore[attr-defined]
+        instance = self.instance  # type: ignore[attr-defined]
+        changes = {
+            name: cleaned.get(name)
+            for name in WORKFLOW_FIELDS
+            if name in self.changed_data  # type: ignore[attr-defined]
+        }
+        errors = change_errors(
+            canonical_type=instance.canonical_type,
+            canonical_status=instance.canonical_status,
+            changes=changes,
         )
-        for field, message in errors.items():
+        for field, error in errors.items():
             if field in self.fields:  # type: ignore[attr-defined]
-                self.add_error(field, message)  # type: ignore[attr-defined]
+                self.add_error(field, str(error))  # type: ignore[attr-defined]
             else:
-                self.add_error(None, message)  # type: ignore[attr-defined]
+                self.add_error(None, str(error))  # type: ignore[attr-defined]
         return cleaned
 
 
@@ -153,9 +109,10 @@ class SupersedeForm(forms.Form):
 
     def __init__(self, *args: Any, candidates: QuerySet[Document], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["successor"].queryset = candidates
-        self.fields["successor"].label_from_instance = lambda doc: (
-            f"{doc.title} ({doc.slug}, {doc.canonical_status or 'no status'})"
+        successor = cast(forms.ModelChoiceField, self.fields["successor"])
+        successor.queryset = candidates
+        successor.label_from_instance = lambda obj: (  # type: ignore[method-assign]
+            f"{obj.title} ({obj.slug}, {obj.canonical_status or 'no status'})"
         )
 
 
@@ -166,8 +123,9 @@ class EdgeAddForm(forms.Form):
 
     def __init__(self, *args: Any, candidates: QuerySet[Document], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["target"].queryset = candidates
-        self.fields["target"].label_from_instance = lambda doc: f"{doc.title} ({doc.slug})"
+        target = cast(forms.ModelChoiceField, self.fields["target"])
+        target.queryset = candidates
+        target.label_from_instance = lambda obj: f"{obj.title} ({obj.slug})"  # type: ignore[method-assign]
 
 
 class ProjectFilter(admin.SimpleListFilter):
@@ -192,8 +150,6 @@ class CurationPermissionsMixin:
     admin_site: admin.AdminSite
 
     def _may_curate(self, request: HttpRequest, obj: Document | None = None) -> bool:
-        if not _active(request):
-            return False
         if obj is None:
             return self.admin_site.has_permission(request)
         document_id = getattr(obj, "document_id", None) or obj.pk
@@ -304,9 +260,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         services.record_apply_changes(
             document=Document.objects.get(pk=obj.pk),
             changes=changes,
-            actor=request.user,
-            reason=data.get("reason", ""),
-            source=ADMIN,
+            by=_by(request, data.get("reason", "")),
         )
         # The admin's own log and redirect read `obj`; give it the saved values.
         obj.refresh_from_db()
@@ -325,7 +279,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         done, failed = 0, []
         for document in queryset:
             try:
-                service(document=document, actor=request.user, source=ADMIN)
+                service(document=document, by=_by(request))
             except CurationError as exc:
                 failed.append(f"{document.slug}: {exc}")
             else:
@@ -377,9 +331,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
                         services.record_supersede(
                             old=document,
                             new=successor,
-                            actor=request.user,
-                            reason=reason,
-                            source=ADMIN,
+                            by=_by(request, reason),
                         )
                     except CurationError as exc:
                         self.message_user(
@@ -463,7 +415,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         )
         form = EdgeAddForm(request.POST, candidates=candidates)
         if not form.is_valid():
-            errors = "; ".join(f"{k}: {', '.join(v)}" for k, v in form.errors.items())
+            errors = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in form.errors.items())
             self.message_user(request, f"Edge not added: {errors}", messages.ERROR)
             return self._record_page(document)
         try:
@@ -471,9 +423,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
                 document=document,
                 target=form.cleaned_data["target"],
                 edge_type=form.cleaned_data["edge_type"],
-                actor=request.user,
-                reason=form.cleaned_data["reason"],
-                source=ADMIN,
+                by=_by(request, form.cleaned_data["reason"]),
             )
         except CurationError as exc:
             self.message_user(request, f"Edge not added: {exc}", messages.ERROR)
@@ -500,7 +450,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
                 messages.ERROR,
             )
             return self._record_page(document)
-        services.record_edge_remove(edge=edge, actor=request.user, source=ADMIN)
+        services.record_edge_remove(edge=edge, by=_by(request))
         self.message_user(request, "Edge removed.", messages.SUCCESS)
         return self._record_page(document)
 
@@ -533,81 +483,3 @@ class RecordChangeAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin
     def record(self, change: RecordChange) -> str:
         url = reverse("admin:canonical_canonicalrecord_change", args=[change.document_id])
         return format_html('<a href="{}">{}</a>', url, change.document.slug)
-
-
-# --- Access: users and groups (superusers), projects and memberships (project admins) ------
-
-site.register(get_user_model(), UserAdmin)
-site.register(Group, GroupAdmin)
-
-
-def _administered_projects(request: HttpRequest) -> QuerySet[Project]:
-    user = request.user
-    if not _active(request):
-        return Project.objects.none()
-    if user.is_superuser:
-        return Project.objects.all()
-    return Project.objects.filter(
-        memberships__user_id=user.pk, memberships__role=Role.ADMIN
-    ).distinct()
-
-
-class ProjectAdminPermissionsMixin:
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return _administered_projects(request).exists()
-
-    def _project_of(self, obj: Any) -> int | None:
-        raise NotImplementedError
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if obj is None:
-            return self.has_module_permission(request)
-        return _administered_projects(request).filter(pk=self._project_of(obj)).exists()
-
-    has_change_permission = has_view_permission
-
-
-@admin.register(Project, site=site)
-class ProjectAdmin(NotFoundOutOfScopeMixin, ProjectAdminPermissionsMixin, admin.ModelAdmin):
-    list_display = ["key", "name", "created_at"]
-    search_fields = ["key", "name"]
-
-    def _project_of(self, obj: Project) -> int | None:
-        return obj.pk
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Project]:
-        return _administered_projects(request)
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [] if request.user.is_superuser or obj is None else ["key"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return _active(request) and request.user.is_superuser
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # projects own documents (PROTECT); retire them by removing members
-
-
-@admin.register(Membership, site=site)
-class MembershipAdmin(NotFoundOutOfScopeMixin, ProjectAdminPermissionsMixin, admin.ModelAdmin):
-    list_display = ["user", "project", "role", "created_at"]
-    list_filter = ["role"]
-    search_fields = ["user__username", "project__key"]
-    list_select_related = ["user", "project"]
-
-    def _project_of(self, obj: Membership) -> int | None:
-        return obj.project_id
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Membership]:
-        return Membership.objects.filter(project__in=_administered_projects(request))
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return self.has_module_permission(request)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.has_view_permission(request, obj)
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        if db_field.name == "project":
-            kwargs["queryset"] = _administered_projects(request).order_by("key")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)

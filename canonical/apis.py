@@ -1,4 +1,4 @@
-"""Curation API: the document detail endpoint extended with the status workflow, plus
+"""Curation API: the editor kb's document PATCH goes through (status workflow, audit), plus
 supersede and history. Same services and audit trail as the admin console (source "api")."""
 
 from __future__ import annotations
@@ -6,75 +6,53 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from drf_spectacular.utils import (
-    OpenApiResponse,
-    extend_schema,
-    extend_schema_serializer,
-    inline_serializer,
-)
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canonical import selectors, services
-from canonical.models import ChangeSource
+from canonical.models import AuditContext, ChangeSource
 from canonical.transitions import CurationError
-from kb.apis_documents import DocumentDetailApi, DocumentOutputSerializer
+from kb.apis_documents import DocumentOutputSerializer
+from kb.curation import DocumentEditor
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible
-
-NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
-FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
-FIELD_ERRORS = OpenApiResponse(description="Field errors, e.g. an invalid status transition")
-API = ChangeSource.API
+from portal.access.models import AnyUser
+from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
 
 
 def _curation_error(exc: CurationError) -> ValidationError:
     return ValidationError({exc.field: [str(exc)]})
 
 
-class RecordDetailApi(DocumentDetailApi):
-    """Read, curate (metadata and the canonical workflow) or soft-delete one document."""
+def record_edit_fields() -> dict[str, serializers.Field]:
+    """The PATCH fields curation adds to kb's document endpoint (see kb.curation)."""
+    return {
+        "canonical_status": serializers.ChoiceField(choices=CanonicalStatus.values),
+        "retrieval_priority": serializers.IntegerField(min_value=0, max_value=100),
+        "canonical_type": serializers.ChoiceField(choices=CanonicalType.values),
+        "reason": serializers.CharField(max_length=2000, allow_blank=True),
+    }
 
-    @extend_schema_serializer(component_name="KbRecordUpdateInput")
-    class InputSerializer(DocumentDetailApi.InputSerializer):
-        canonical_status = serializers.ChoiceField(choices=CanonicalStatus.values)
-        retrieval_priority = serializers.IntegerField(min_value=0, max_value=100)
-        canonical_type = serializers.ChoiceField(choices=CanonicalType.values)
-        reason = serializers.CharField(max_length=2000, allow_blank=True)
 
-    def perform_update(
-        self, *, request: Request, document: Document, data: dict[str, Any]
-    ) -> Document:
-        """Every change through the curation services, audited with source "api"."""
-        changes = {key: value for key, value in data.items() if key != "reason"}
-        try:
-            with transaction.atomic():
-                return services.record_apply_changes(
-                    document=document,
-                    changes=changes,
-                    actor=request.user,
-                    reason=data.get("reason", ""),
-                    source=API,
-                )
-        except CurationError as exc:
-            raise _curation_error(exc) from exc
+def record_edit_apply(document: Document, data: dict[str, Any], user: AnyUser) -> Document:
+    """Every PATCH change through the curation services, audited with source "api"."""
+    changes = {key: value for key, value in data.items() if key != "reason"}
+    try:
+        with transaction.atomic():
+            return services.record_apply_changes(
+                document=document,
+                changes=changes,
+                by=AuditContext(actor=user, source=ChangeSource.API, reason=data.get("reason", "")),
+            )
+    except CurationError as exc:
+        raise _curation_error(exc) from exc
 
-    @extend_schema(
-        request=InputSerializer,
-        responses={
-            200: DocumentOutputSerializer,
-            400: FIELD_ERRORS,
-            403: FORBIDDEN,
-            404: NOT_FOUND,
-        },
-        summary="Curate a document: metadata, canonical status, type and retrieval priority",
-    )
-    def patch(self, request: Request, document_id: int) -> Response:
-        return super().patch(request, document_id)
+
+RECORD_EDITOR = DocumentEditor(fields=record_edit_fields, apply=record_edit_apply)
 
 
 class RecordSupersedeApi(APIView):
@@ -107,9 +85,9 @@ class RecordSupersedeApi(APIView):
             services.record_supersede(
                 old=document,
                 new=successor_doc,
-                actor=request.user,
-                reason=data.get("reason", ""),
-                source=API,
+                by=AuditContext(
+                    actor=request.user, source=ChangeSource.API, reason=data.get("reason", "")
+                ),
             )
         except CurationError as exc:
             raise _curation_error(exc) from exc
@@ -118,16 +96,10 @@ class RecordSupersedeApi(APIView):
         )
 
 
-class HistoryPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-
 class RecordHistoryApi(APIView):
     """The audit trail of a visible record, newest first."""
 
-    pagination_class = HistoryPagination
+    pagination_class = Pagination
 
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
@@ -137,19 +109,12 @@ class RecordHistoryApi(APIView):
         from_value = serializers.CharField()
         to_value = serializers.CharField()
         reason = serializers.CharField()
-        source = serializers.CharField()
+        # the audit row's column; DRF moves declared fields off the class, so no clash
+        source = serializers.CharField()  # type: ignore[assignment]
 
     @extend_schema(
         responses={
-            200: inline_serializer(
-                "RecordHistoryPage",
-                {
-                    "count": serializers.IntegerField(),
-                    "next": serializers.URLField(allow_null=True),
-                    "previous": serializers.URLField(allow_null=True),
-                    "results": OutputSerializer(many=True),
-                },
-            ),
+            200: page_serializer("RecordHistoryPage", OutputSerializer(many=True)),
             404: NOT_FOUND,
         },
         summary="History of a record (audit trail), newest first",
@@ -162,4 +127,4 @@ class RecordHistoryApi(APIView):
         return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
 
 
-__all__ = ["RecordDetailApi", "RecordHistoryApi", "RecordSupersedeApi"]
+__all__ = ["RECORD_EDITOR", "RecordHistoryApi", "RecordSupersedeApi"]

@@ -1,4 +1,4 @@
-"""Server-side rendering for the record page: sanitised content and the neighbourhood SVG."""
+"""Server-side rendering for the record page: the neighbourhood SVG."""
 
 from __future__ import annotations
 
@@ -7,13 +7,6 @@ from dataclasses import dataclass
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-
-from kb.rendering import render_markdown as kb_render_markdown
-
-
-def render_markdown(content: str) -> SafeString:
-    """Markdown to HTML through kb's bleach allow-list (no script, handlers, js:/data: URLs)."""
-    return mark_safe(kb_render_markdown(content))  # noqa: S308 - sanitised by kb.rendering
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,37 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Q, QuerySet
-from django.http import Http404
 from django.urls import reverse
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from canonical.models import RecordChange
 from canonical.rendering import (
     GraphEdge,
     GraphNode,
-    render_markdown,
     render_neighbourhood_svg,
 )
 from canonical.transitions import SUCCESSOR_STATUSES
 from kb.models import Document, Edge
-from kb.rendering import rebuild_content
-
-AnyUser = AbstractBaseUser | AnonymousUser
-
-
-def record_list_editable(*, user: AnyUser) -> QuerySet[Document]:
-    """Records the user may curate (editor/admin of the project, or superuser)."""
-    return Document.objects.editable_by(user).select_related("project")
-
-
-def record_get_editable(*, user: AnyUser, document_id: int) -> Document:
-    """The record if the user may curate it; Http404 otherwise (no existence oracle)."""
-    document = record_list_editable(user=user).filter(pk=document_id).first()
-    if document is None:
-        raise Http404
-    return document
+from kb.rendering import rebuild_content, render_markdown
+from portal.access.models import AnyUser
 
 
 def record_history(*, user: AnyUser, document: Document) -> QuerySet[RecordChange]:
@@ -62,7 +45,7 @@ def record_content_html(*, document: Document) -> tuple[str, SafeString]:
     """The document text rebuilt from its chunks, and its sanitised HTML rendering."""
     chunks = document.chunks.order_by("chunk_order").values_list("text", "overlap_chars")
     content = rebuild_content(chunks)
-    return content, render_markdown(content)
+    return content, mark_safe(render_markdown(content))  # noqa: S308 - sanitised by kb.rendering
 
 
 @dataclass(frozen=True, kw_only=True)

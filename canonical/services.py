@@ -5,30 +5,32 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import QuerySet
 
-from canonical.models import ChangeSource, RecordChange
+from canonical.models import AuditContext, RecordChange
 from canonical.transitions import (
     RESTORABLE,
     RESTORE_DEFAULT,
     SUCCESSOR_STATUSES,
+    TYPE_FIRST,
     CurationError,
     InvalidSuccessor,
     InvalidTransition,
     InvalidValue,
     NotEditable,
-    check_priority,
+    check_changes,
     check_transition,
 )
+from kb.curation import METADATA_FIELDS
 from kb.models import (
     CanonicalStatus,
-    CanonicalType,
     Document,
     Edge,
     EdgeType,
-    EvidenceTier,
     GenerationSource,
+    evidence_tier_for,
 )
 from kb.services import document_update_metadata
 
@@ -36,8 +38,8 @@ CURATION_PROVENANCE = "curation"
 TAG_MAX_LENGTH = 100
 
 __all__ = [
+    "AuditContext",
     "CurationError",
-    "evidence_tier_for",
     "record_accept",
     "record_apply_changes",
     "record_archive",
@@ -64,32 +66,23 @@ def _as_text(value: Any) -> str:
 
 
 def _audit(
-    *,
-    document: Document,
-    field: str,
-    from_value: Any,
-    to_value: Any,
-    actor: AbstractBaseUser | None,
-    actor_name: str,
-    reason: str,
-    source: str,
+    *, document: Document, field: str, from_value: Any, to_value: Any, by: AuditContext
 ) -> RecordChange:
-    if source not in ChangeSource.values:
-        raise ValueError(f"Unknown change source {source!r}")
     return RecordChange.objects.create(
         document=document,
-        actor=actor if actor is not None and actor.pk else None,
-        actor_name=(actor.get_username() if actor is not None else actor_name) or "system",
+        actor=by.actor if isinstance(by.actor, get_user_model()) and by.actor.pk else None,
+        actor_name=by.name,
         field=field,
         from_value=_as_text(from_value),
         to_value=_as_text(to_value),
-        reason=reason or "",
-        source=source,
+        reason=by.reason,
+        source=by.source,
     )
 
 
-def _locked(document: Document, actor: AbstractBaseUser | None) -> Document:
+def _locked(document: Document, by: AuditContext) -> Document:
     """The document re-read under a row lock, after checking the actor may curate it."""
+    actor = by.actor
     base = Document.objects.alive() if actor is None else Document.objects.editable_by(actor)
     queryset = base.select_for_update().filter(pk=document.pk)
     locked = queryset.first()
@@ -98,42 +91,40 @@ def _locked(document: Document, actor: AbstractBaseUser | None) -> Document:
     return locked
 
 
+def _readable(by: AuditContext) -> QuerySet[Document]:
+    """Documents the actor may read (a system actor reads every live document)."""
+    return Document.objects.alive() if by.actor is None else Document.objects.visible_to(by.actor)
+
+
 def _sync(target: Document, source: Document) -> None:
     """Copy fresh column values into the caller's instance so it reflects the change."""
     for field in source._meta.concrete_fields:
         setattr(target, field.attname, getattr(source, field.attname))
 
 
-def evidence_tier_for(document: Document) -> str:
-    """The evidence tier a document earns: auto-generated, curated canonical, or plain."""
-    if document.generation_source == GenerationSource.AUTO:
-        return EvidenceTier.AUTO
-    if document.canonical_type and document.canonical_status:
-        return EvidenceTier.CANONICAL
-    return EvidenceTier.DOCUMENT
-
-
-def _retier(doc: Document, *, audit: dict[str, Any]) -> list[str]:
-    tier = evidence_tier_for(doc)
+def _retier(doc: Document, *, by: AuditContext) -> list[str]:
+    tier = evidence_tier_for(
+        canonical_type=doc.canonical_type,
+        canonical_status=doc.canonical_status,
+        generation_source=doc.generation_source,
+    )
     if tier == doc.evidence_tier:
         return []
-    _audit(
-        document=doc, field="evidence_tier", from_value=doc.evidence_tier, to_value=tier, **audit
-    )
+    _audit(document=doc, field="evidence_tier", from_value=doc.evidence_tier, to_value=tier, by=by)
     doc.evidence_tier = tier
     return ["evidence_tier"]
 
 
-def _change_status(doc: Document, to_status: str, *, audit: dict[str, Any]) -> list[str]:
+def _change_status(doc: Document, to_status: str, *, by: AuditContext) -> list[str]:
     _audit(
         document=doc,
         field="canonical_status",
         from_value=doc.canonical_status,
         to_value=to_status,
-        **audit,
+        by=by,
     )
     doc.canonical_status = to_status
-    return ["canonical_status", *_retier(doc, audit=audit)]
+    return ["canonical_status", *_retier(doc, by=by)]
 
 
 def _save(doc: Document, fields: Iterable[str]) -> None:
@@ -145,58 +136,38 @@ def record_set_status(
     *,
     document: Document,
     status: str,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Document:
     """Move a record to `status` if the workflow allows it (superseding needs a successor)."""
-    doc = _locked(document, actor)
-    if not doc.canonical_type:
-        raise InvalidTransition(
-            doc.canonical_status, status, "Give the document a canonical type first."
-        )
-    check_transition(doc.canonical_status, status)
-    if status == CanonicalStatus.SUPERSEDED:
-        raise InvalidTransition(
-            doc.canonical_status, status, "Supersede the record by naming its successor."
-        )
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
+    doc = _locked(document, by)
+    check_changes(
+        canonical_type=doc.canonical_type,
+        canonical_status=doc.canonical_status,
+        changes={"canonical_status": status},
+    )
     if doc.canonical_status == CanonicalStatus.SUPERSEDED:
-        _drop_supersede_edges(doc, audit=audit)
-    _save(doc, _change_status(doc, status, audit=audit))
+        _drop_supersede_edges(doc, by=by)
+    _save(doc, _change_status(doc, status, by=by))
     _sync(document, doc)
     return document
 
 
-def record_accept(*, document: Document, actor: AbstractBaseUser | None, **kwargs: Any) -> Document:
+def record_accept(*, document: Document, by: AuditContext) -> Document:
     """Accept a record: it becomes an active, trusted source for retrieval."""
-    return record_set_status(
-        document=document, status=CanonicalStatus.ACCEPTED, actor=actor, **kwargs
-    )
+    return record_set_status(document=document, status=CanonicalStatus.ACCEPTED, by=by)
 
 
-def record_deprecate(
-    *, document: Document, actor: AbstractBaseUser | None, **kwargs: Any
-) -> Document:
+def record_deprecate(*, document: Document, by: AuditContext) -> Document:
     """Deprecate a record: still findable, ranked down by the deprecated penalty."""
-    return record_set_status(
-        document=document, status=CanonicalStatus.DEPRECATED, actor=actor, **kwargs
-    )
+    return record_set_status(document=document, status=CanonicalStatus.DEPRECATED, by=by)
 
 
-def record_archive(
-    *, document: Document, actor: AbstractBaseUser | None, **kwargs: Any
-) -> Document:
+def record_archive(*, document: Document, by: AuditContext) -> Document:
     """Archive a record: kept for history, ranked down by the archived penalty."""
-    return record_set_status(
-        document=document, status=CanonicalStatus.ARCHIVED, actor=actor, **kwargs
-    )
+    return record_set_status(document=document, status=CanonicalStatus.ARCHIVED, by=by)
 
 
-def _edge_ensure(
-    *, source: Document, target: Document, edge_type: str, audit: dict[str, Any]
-) -> bool:
+def _edge_ensure(*, source: Document, target: Document, edge_type: str, by: AuditContext) -> bool:
     edge, created = Edge.objects.get_or_create(
         from_document=source,
         to_slug=target.slug,
@@ -213,7 +184,7 @@ def _edge_ensure(
             field="edge",
             from_value="",
             to_value=f"{edge_type} -> {target.slug}",
-            **audit,
+            by=by,
         )
     return created
 
@@ -223,16 +194,13 @@ def record_supersede(
     *,
     old: Document,
     new: Document,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Document:
     """Mark `old` superseded by `new`: status change plus supersedes/invalidated_by edges."""
-    doc = _locked(old, actor)
+    doc = _locked(old, by)
     if new.pk == doc.pk:
         raise InvalidSuccessor("A record cannot supersede itself.")
-    base = Document.objects.alive() if actor is None else Document.objects.visible_to(actor)
+    base = _readable(by)
     successor = base.filter(pk=new.pk).first()
     if successor is None:
         raise InvalidSuccessor("The successor does not exist or is not visible to you.")
@@ -242,7 +210,7 @@ def record_supersede(
         raise InvalidTransition(
             doc.canonical_status,
             CanonicalStatus.SUPERSEDED,
-            "Give the document a canonical type first.",
+            TYPE_FIRST,
         )
     if successor.canonical_status and successor.canonical_status not in SUCCESSOR_STATUSES:
         raise InvalidSuccessor(
@@ -261,25 +229,24 @@ def record_supersede(
             f"{successor.slug} is superseded by this record; a cycle is not allowed."
         )
     check_transition(doc.canonical_status, CanonicalStatus.SUPERSEDED)
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
     fields: list[str] = []
     if doc.canonical_status != CanonicalStatus.SUPERSEDED:
-        fields = _change_status(doc, CanonicalStatus.SUPERSEDED, audit=audit)
-    _audit(document=doc, field="superseded_by", from_value="", to_value=successor.slug, **audit)
-    _edge_ensure(source=successor, target=doc, edge_type=EdgeType.SUPERSEDES, audit=audit)
-    _edge_ensure(source=doc, target=successor, edge_type=EdgeType.INVALIDATED_BY, audit=audit)
+        fields = _change_status(doc, CanonicalStatus.SUPERSEDED, by=by)
+    _audit(document=doc, field="superseded_by", from_value="", to_value=successor.slug, by=by)
+    _edge_ensure(source=successor, target=doc, edge_type=EdgeType.SUPERSEDES, by=by)
+    _edge_ensure(source=doc, target=successor, edge_type=EdgeType.INVALIDATED_BY, by=by)
     _save(doc, fields)
     _sync(old, doc)
     return old
 
 
-def _drop_supersede_edges(doc: Document, *, audit: dict[str, Any]) -> None:
+def _drop_supersede_edges(doc: Document, *, by: AuditContext) -> None:
     """A record that is live again no longer points at (or is pointed at by) a successor."""
     for edge in Edge.objects.filter(from_document=doc, edge_type=EdgeType.INVALIDATED_BY):
-        _record_edge_delete(edge, audit=audit)
+        _record_edge_delete(edge, by=by)
     edges_in = Edge.objects.filter(to_document=doc, edge_type=EdgeType.SUPERSEDES)
     for edge in edges_in.select_related("from_document"):
-        _record_edge_delete(edge, audit=audit)
+        _record_edge_delete(edge, by=by)
 
 
 def _previous_status(doc: Document) -> str:
@@ -300,13 +267,10 @@ def _previous_status(doc: Document) -> str:
 def record_restore(
     *,
     document: Document,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Document:
     """Bring back a deprecated, superseded or archived record to its previous live status."""
-    doc = _locked(document, actor)
+    doc = _locked(document, by)
     if doc.canonical_status not in RESTORABLE:
         current = doc.canonical_status or "no status"
         raise InvalidTransition(
@@ -315,10 +279,9 @@ def record_restore(
             f"Only deprecated, superseded or archived records can be restored (this one has {current}).",
         )
     target = _previous_status(doc)
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
     if doc.canonical_status == CanonicalStatus.SUPERSEDED:
-        _drop_supersede_edges(doc, audit=audit)
-    _save(doc, _change_status(doc, target, audit=audit))
+        _drop_supersede_edges(doc, by=by)
+    _save(doc, _change_status(doc, target, by=by))
     _sync(document, doc)
     return document
 
@@ -328,24 +291,23 @@ def record_set_priority(
     *,
     document: Document,
     priority: int,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Document:
     """Set the retrieval priority (0-100); takes effect in the next search."""
-    value = check_priority(priority)
-    doc = _locked(document, actor)
+    doc = _locked(document, by)
+    check_changes(
+        canonical_type=doc.canonical_type,
+        canonical_status=doc.canonical_status,
+        changes={"retrieval_priority": priority},
+    )
+    value = priority
     if doc.retrieval_priority != value:
         _audit(
             document=doc,
             field="retrieval_priority",
             from_value=doc.retrieval_priority,
             to_value=value,
-            actor=actor,
-            actor_name=actor_name,
-            reason=reason,
-            source=source,
+            by=by,
         )
         doc.retrieval_priority = value
         _save(doc, ["retrieval_priority"])
@@ -358,19 +320,15 @@ def record_set_type(
     *,
     document: Document,
     canonical_type: str,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Document:
     """Set the canonical type; a plain document becomes a draft record."""
-    if canonical_type not in CanonicalType.values:
-        raise InvalidValue(
-            "canonical_type",
-            f"Unknown type {canonical_type!r}: use one of {', '.join(CanonicalType.values)}.",
-        )
-    doc = _locked(document, actor)
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
+    doc = _locked(document, by)
+    check_changes(
+        canonical_type=doc.canonical_type,
+        canonical_status=doc.canonical_status,
+        changes={"canonical_type": canonical_type},
+    )
     fields: list[str] = []
     if doc.canonical_type != canonical_type:
         _audit(
@@ -378,13 +336,13 @@ def record_set_type(
             field="canonical_type",
             from_value=doc.canonical_type,
             to_value=canonical_type,
-            **audit,
+            by=by,
         )
         doc.canonical_type = canonical_type
         fields.append("canonical_type")
         if not doc.canonical_status:
-            fields += _change_status(doc, CanonicalStatus.DRAFT, audit=audit)
-        fields += _retier(doc, audit=audit)
+            fields += _change_status(doc, CanonicalStatus.DRAFT, by=by)
+        fields += _retier(doc, by=by)
         _save(doc, fields)
     _sync(document, doc)
     return document
@@ -405,17 +363,11 @@ def _clean_tags(tags: Iterable[str]) -> list[str]:
     return cleaned
 
 
-METADATA_FIELDS = ("title", "tags", "summary", "owners")
-
-
 @transaction.atomic
 def record_update_metadata(
     *,
     document: Document,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
     **changes: Any,
 ) -> Document:
     """Change title/tags/summary/owners through kb's service; one audit row per changed field."""
@@ -424,7 +376,7 @@ def record_update_metadata(
         raise InvalidValue(unknown[0], "This field cannot be changed here.")
     if "tags" in changes:
         changes["tags"] = _clean_tags(changes["tags"])
-    doc = _locked(document, actor)
+    doc = _locked(document, by)
     before = {name: getattr(doc, name) for name in changes}
     document_update_metadata(document=doc, **changes)
     for name, old_value in before.items():
@@ -435,56 +387,47 @@ def record_update_metadata(
                 field=name,
                 from_value=old_value,
                 to_value=new_value,
-                actor=actor,
-                actor_name=actor_name,
-                reason=reason,
-                source=source,
+                by=by,
             )
     _sync(document, doc)
     return document
 
 
-def record_set_tags(
-    *, document: Document, tags: Iterable[str], actor: AbstractBaseUser | None, **kwargs: Any
-) -> Document:
+def record_set_tags(*, document: Document, tags: Iterable[str], by: AuditContext) -> Document:
     """Replace the record's tags (normalised by kb: trimmed, lower-case, de-duplicated)."""
-    return record_update_metadata(document=document, tags=list(tags), actor=actor, **kwargs)
+    return record_update_metadata(document=document, tags=list(tags), by=by)
 
 
 @transaction.atomic
 def record_promote(
     *,
     document: Document,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Document:
     """Promote an auto-generated record to human-curated; the evidence tier follows."""
-    doc = _locked(document, actor)
+    doc = _locked(document, by)
     if doc.generation_source != GenerationSource.AUTO:
         raise InvalidValue("generation_source", "Only auto-generated records can be promoted.")
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
     _audit(
         document=doc,
         field="generation_source",
         from_value=doc.generation_source,
         to_value=GenerationSource.HUMAN,
-        **audit,
+        by=by,
     )
     doc.generation_source = GenerationSource.HUMAN
-    _save(doc, ["generation_source", *_retier(doc, audit=audit)])
+    _save(doc, ["generation_source", *_retier(doc, by=by)])
     _sync(document, doc)
     return document
 
 
-def _record_edge_delete(edge: Edge, *, audit: dict[str, Any]) -> None:
+def _record_edge_delete(edge: Edge, *, by: AuditContext) -> None:
     _audit(
         document=edge.from_document,
         field="edge",
         from_value=f"{edge.edge_type} -> {edge.to_slug}",
         to_value="",
-        **audit,
+        by=by,
     )
     edge.delete()
 
@@ -495,23 +438,19 @@ def record_edge_add(
     document: Document,
     target: Document,
     edge_type: str,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Edge:
     """Link the record to another record of the same project."""
     if edge_type not in EdgeType.values:
         raise InvalidValue("edge_type", f"Unknown edge type {edge_type!r}.")
     if edge_type in {EdgeType.SUPERSEDES, EdgeType.INVALIDATED_BY}:
         raise InvalidValue("edge_type", "Use supersede to link a record to its successor.")
-    doc = _locked(document, actor)
-    base = Document.objects.alive() if actor is None else Document.objects.visible_to(actor)
+    doc = _locked(document, by)
+    base = _readable(by)
     resolved = base.filter(pk=target.pk, project_id=doc.project_id).first()
     if resolved is None or resolved.pk == doc.pk:
         raise InvalidValue("target", "Choose another record of the same project.")
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
-    if not _edge_ensure(source=doc, target=resolved, edge_type=edge_type, audit=audit):
+    if not _edge_ensure(source=doc, target=resolved, edge_type=edge_type, by=by):
         raise InvalidValue("target", f"The record already {edge_type} {resolved.slug}.")
     return Edge.objects.get(from_document=doc, to_slug=resolved.slug, edge_type=edge_type)
 
@@ -520,15 +459,11 @@ def record_edge_add(
 def record_edge_remove(
     *,
     edge: Edge,
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> None:
     """Remove an outgoing edge of a record the actor may curate."""
-    _locked(edge.from_document, actor)
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
-    _record_edge_delete(edge, audit=audit)
+    _locked(edge.from_document, by)
+    _record_edge_delete(edge, by=by)
 
 
 @transaction.atomic
@@ -536,21 +471,25 @@ def record_apply_changes(
     *,
     document: Document,
     changes: dict[str, Any],
-    actor: AbstractBaseUser | None,
-    reason: str = "",
-    source: str = ChangeSource.SERVICE,
-    actor_name: str = "",
+    by: AuditContext,
 ) -> Document:
     """Apply an edit form or PATCH in one transaction: metadata, type, priority, then status."""
-    audit = {"actor": actor, "actor_name": actor_name, "reason": reason, "source": source}
+    checked = dict(changes)
+    if checked.get("canonical_status") == document.canonical_status:
+        del checked["canonical_status"]  # unchanged: nothing to check or write
+    check_changes(
+        canonical_type=document.canonical_type,
+        canonical_status=document.canonical_status,
+        changes=checked,
+    )
     metadata = {name: changes[name] for name in METADATA_FIELDS if name in changes}
     if metadata:
-        record_update_metadata(document=document, **metadata, **audit)
+        record_update_metadata(document=document, **metadata, by=by)
     if changes.get("canonical_type"):
-        record_set_type(document=document, canonical_type=changes["canonical_type"], **audit)
+        record_set_type(document=document, canonical_type=changes["canonical_type"], by=by)
     if "retrieval_priority" in changes:
-        record_set_priority(document=document, priority=changes["retrieval_priority"], **audit)
+        record_set_priority(document=document, priority=changes["retrieval_priority"], by=by)
     status = changes.get("canonical_status")
     if status and status != document.canonical_status:
-        record_set_status(document=document, status=status, **audit)
+        record_set_status(document=document, status=status, by=by)
     return document

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from kb.models import CanonicalStatus
+from collections.abc import Mapping
+from typing import Any
+
+from kb.models import CanonicalStatus, CanonicalType
 
 S = CanonicalStatus
+
+TYPE_FIRST = "Give the document a canonical type first."
+SUPERSEDE_WITH_SUCCESSOR = (
+    "Supersede a record by naming its successor (the Supersede action or endpoint)."
+)
+KEEPS_TYPE = "A canonical record keeps its type; archive it instead."
 
 # from-status (None = a plain document with no status yet) -> statuses it may move to.
 # `superseded` is only reached through record_supersede, which names the successor.
@@ -88,3 +97,63 @@ def check_priority(value: object) -> int:
             "retrieval_priority", f"Priority must be between 0 and 100 (got {value})."
         )
     return value
+
+
+def change_errors(
+    *, canonical_type: str | None, canonical_status: str | None, changes: Mapping[str, Any]
+) -> dict[str, CurationError]:
+    """The workflow's objections to `changes` on a record in this state (field -> error).
+
+    The one home of the edit rules: the admin forms show these as field errors, the services
+    raise the first one. A change of status is checked after a change of type, which turns a
+    plain document into a draft.
+    """
+    errors: dict[str, CurationError] = {}
+    new_type = changes.get("canonical_type", canonical_type)
+    if "canonical_type" in changes:
+        if not new_type:
+            message = KEEPS_TYPE if canonical_type else "Choose a canonical type."
+            errors["canonical_type"] = InvalidValue("canonical_type", message)
+        elif new_type not in CanonicalType.values:
+            errors["canonical_type"] = InvalidValue(
+                "canonical_type",
+                f"Unknown type {new_type!r}: use one of {', '.join(CanonicalType.values)}.",
+            )
+    if "canonical_status" in changes:
+        status = changes["canonical_status"]
+        current = canonical_status
+        implied_draft = bool(new_type and not current and "canonical_type" in changes)
+        if implied_draft:
+            current = S.DRAFT
+        if not status:
+            errors["canonical_status"] = InvalidValue(
+                "canonical_status", "The status cannot be cleared."
+            )
+        elif not new_type:
+            errors["canonical_status"] = InvalidTransition(current, status, TYPE_FIRST)
+        elif status == S.SUPERSEDED:
+            errors["canonical_status"] = InvalidTransition(
+                current, status, SUPERSEDE_WITH_SUCCESSOR
+            )
+        elif not (implied_draft and status == current):
+            try:
+                check_transition(current, status)
+            except CurationError as exc:
+                errors["canonical_status"] = exc
+    if "retrieval_priority" in changes:
+        try:
+            check_priority(changes["retrieval_priority"])
+        except CurationError as exc:
+            errors["retrieval_priority"] = exc
+    return errors
+
+
+def check_changes(
+    *, canonical_type: str | None, canonical_status: str | None, changes: Mapping[str, Any]
+) -> None:
+    """Raise the first of `change_errors` (the services' form of the same rules)."""
+    errors = change_errors(
+        canonical_type=canonical_type, canonical_status=canonical_status, changes=changes
+    )
+    if errors:
+        raise next(iter(errors.values()))

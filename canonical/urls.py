@@ -1,15 +1,10 @@
-"""API routes of the canonical app (mounted under /api/ before kb.urls, so they win)."""
+"""API routes of the canonical app (mounted under /api/; kb.urls has the document itself)."""
 
 from django.urls import path
 
-from canonical.apis import RecordDetailApi, RecordHistoryApi, RecordSupersedeApi
+from canonical.apis import RecordHistoryApi, RecordSupersedeApi
 
 urlpatterns = [
-    path(
-        "kb/documents/<int:document_id>",
-        RecordDetailApi.as_view(),
-        name="kb-document-detail-canonical",
-    ),
     path(
         "kb/documents/<int:document_id>/supersede",
         RecordSupersedeApi.as_view(),

@@ -11,25 +11,18 @@ from django.http import HttpRequest
 from chat.models import ChatLog, ContentGap
 from chat.selectors import chat_logs_for, content_gaps_for
 from chat.services import content_gaps_resolve
-from portal.access.models import Project
 from portal.admin_site import site
-
-
-def _is_editor(request: HttpRequest) -> bool:
-    user = request.user
-    if not (user.is_active and user.is_authenticated):
-        return False
-    return user.is_superuser or Project.objects.editable_by(user).exists()
 
 
 class EditorScopedAdmin(admin.ModelAdmin):
     """Editors see rows of the projects they edit; superusers see all. Nobody adds rows."""
 
+    # The console's own rule (editors of any project, superusers) decides who sees these.
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return _is_editor(request)
+        return self.admin_site.has_permission(request)
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _is_editor(request)
+        return self.admin_site.has_permission(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -74,7 +67,7 @@ class ContentGapAdmin(EditorScopedAdmin):
         return content_gaps_for(user=request.user)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _is_editor(request)
+        return self.admin_site.has_permission(request)
 
     @admin.action(description="Mark selected gaps resolved")
     def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ContentGap]) -> None:

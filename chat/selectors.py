@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 from django.http import Http404
 
@@ -13,21 +13,19 @@ from chat.models import ChatLog, ContentGap, Conversation, Message
 from kb.models import Chunk
 from kb.rendering import rebuild_content, render_markdown
 from kb.selectors import document_get_visible
-from portal.access.models import Project
-
-AnyUser = AbstractBaseUser | AnonymousUser
+from portal.access.models import AnyUser, Project
 
 
 def conversation_list(*, user: AnyUser, limit: int = 50) -> list[Conversation]:
     """The user's own conversations, most recently active first."""
-    if not getattr(user, "is_authenticated", False):
+    if isinstance(user, AnonymousUser):
         return []
     return list(Conversation.objects.filter(user_id=user.pk).order_by("-updated_at", "-id")[:limit])
 
 
 def conversation_get_for_user(*, user: AnyUser, conversation_id: int) -> Conversation:
     """The user's conversation `conversation_id`; Http404 for anyone else's or a missing one."""
-    if not getattr(user, "is_authenticated", False):
+    if isinstance(user, AnonymousUser):
         raise Http404
     conversation = Conversation.objects.filter(pk=conversation_id, user_id=user.pk).first()
     if conversation is None:

@@ -13,13 +13,14 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kb.apis_uploads import UPLOAD_RESPONSES, UploadInputSerializer, documents_upload
+from kb.curation import METADATA_FIELDS, registered_editor
+from kb.filters import SearchFilters
 from kb.ingestion.extract import DOCUMENT_TYPES, SOURCE_TYPES, detect_source_type
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
@@ -27,10 +28,8 @@ from kb.services import document_ingest, document_soft_delete, document_update_m
 from kb.services import ingest_summary as build_ingest_summary
 from portal.access.models import PROJECT_KEY_VALIDATOR
 from portal.access.selectors import project_get_visible, user_can_edit
+from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
 
-NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
-FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
-METADATA_FIELDS = ("title", "tags", "summary", "owners")
 # JSON carries text; PDF and Word files arrive as multipart uploads
 TEXT_SOURCE_TYPES = tuple(kind for kind in SOURCE_TYPES if kind not in DOCUMENT_TYPES)
 
@@ -73,28 +72,10 @@ class IngestSummarySerializer(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
-class DocumentPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
-
-
-def _document_page_serializer() -> serializers.Serializer:
-    return inline_serializer(
-        "KbDocumentPage",
-        {
-            "count": serializers.IntegerField(),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-            "results": DocumentOutputSerializer(many=True),
-        },
-    )
-
-
 class DocumentListApi(APIView):
     """List visible documents (filters, pages); ingest a document into a project."""
 
-    pagination_class = DocumentPagination
+    pagination_class = Pagination
     # JSON ingests in the request; multipart uploads are queued for the workers
     parser_classes = [JSONParser, MultiPartParser]
 
@@ -158,23 +139,23 @@ class DocumentListApi(APIView):
     @extend_schema(
         operation_id="kb_documents_list",
         parameters=[FilterSerializer],
-        responses={200: _document_page_serializer()},
+        responses={200: page_serializer("KbDocumentPage", DocumentOutputSerializer(many=True))},
         summary="List documents you can read",
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = filters.validated_data
+        params = self.FilterSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
         tags = [tag.strip() for tag in data.get("tags", "").split(",") if tag.strip()]
-        documents = document_list(
-            user=request.user,
-            project_key=data.get("project_key"),
-            tags=tags or None,
-            source_type=data.get("source_type"),
-            canonical_type=data.get("canonical_type"),
-            canonical_status=data.get("canonical_status"),
-            q=data.get("q"),
+        filters = SearchFilters(
+            project_keys=(data["project_key"],) if data.get("project_key") else (),
+            tags=tuple(tags),
+            source_types=(data["source_type"],) if data.get("source_type") else (),
+            canonical_types=(data["canonical_type"],) if data.get("canonical_type") else (),
+            canonical_statuses=(data["canonical_status"],) if data.get("canonical_status") else (),
+            title_contains=data.get("q", ""),
         )
+        documents = document_list(user=request.user, filters=filters)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(documents, request, view=self)
         return paginator.get_paginated_response(DocumentOutputSerializer(page, many=True).data)
@@ -225,29 +206,42 @@ class DocumentListApi(APIView):
         return Response(body, status=code)
 
 
-class DocumentDetailApi(APIView):
-    """Read, curate (PATCH metadata) or soft-delete one document.
+@extend_schema_serializer(component_name="KbRecordUpdateInput")
+class DocumentUpdateSerializer(serializers.Serializer):
+    # kb's metadata fields plus those of the registered curation layer (kb.curation).
+    title = serializers.CharField(max_length=500)
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
+    )
+    summary = serializers.CharField(max_length=10_000, allow_blank=True)
+    owners = serializers.ListField(
+        child=serializers.CharField(max_length=200), max_length=100, allow_empty=True
+    )
 
-    Subclasses (the canonical app) extend `InputSerializer` and override `perform_update`.
-    """
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        editor = registered_editor()
+        if editor is not None:
+            fields.update(editor.fields())
+        return fields
+
+
+class DocumentDetailApi(APIView):
+    """Read, curate (metadata and the canonical workflow) or soft-delete one document."""
+
+    # A PATCH goes through the curation layer registered in kb.curation when there is one
+    # (status workflow and audit trail), else it changes the metadata fields only.
 
     OutputSerializer = DocumentOutputSerializer
-
-    @extend_schema_serializer(component_name="KbDocumentMetadataInput")
-    class InputSerializer(serializers.Serializer):
-        title = serializers.CharField(max_length=500)
-        tags = serializers.ListField(
-            child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
-        )
-        summary = serializers.CharField(max_length=10_000, allow_blank=True)
-        owners = serializers.ListField(
-            child=serializers.CharField(max_length=200), max_length=100, allow_empty=True
-        )
+    InputSerializer = DocumentUpdateSerializer
 
     def perform_update(
         self, *, request: Request, document: Document, data: dict[str, Any]
     ) -> Document:
-        """Apply validated fields; the hook subclasses extend."""
+        """Apply validated fields through the curation layer, or kb's metadata service."""
+        editor = registered_editor()
+        if editor is not None:
+            return editor.apply(document, data, request.user)
         fields = {key: data[key] for key in METADATA_FIELDS if key in data}
         return document_update_metadata(document=document, **fields)
 
@@ -263,14 +257,15 @@ class DocumentDetailApi(APIView):
         return self._output(request, document_id)
 
     @extend_schema(
-        operation_id="kb_document_partial_update",
+        operation_id="kb_documents_partial_update",
         request=InputSerializer,
         responses={
             200: DocumentOutputSerializer,
-            400: OpenApiResponse(description="Field errors"),
+            400: FIELD_ERRORS,
             403: FORBIDDEN,
             404: NOT_FOUND,
         },
+        summary="Curate a document: metadata, canonical status, type and retrieval priority",
     )
     def patch(self, request: Request, document_id: int) -> Response:
         document = document_get_editable(request.user, document_id)

@@ -92,7 +92,7 @@ def documents_upload(request: Request) -> Response:
     """Check every file, then queue them all (or none): 202 with one job per file."""
     serializer = UploadInputSerializer(
         data={
-            "project_key": request.data.get("project_key"),
+            "project_key": request.POST.get("project_key"),
             "files": request.FILES.getlist("files"),
         }
     )

@@ -2,45 +2,23 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, QuerySet
 from django.http import Http404
 
+from kb.filters import SearchFilters
 from kb.models import Document
+from portal.access.models import AnyUser
 from portal.access.selectors import user_can_edit
-
-AnyUser = AbstractBaseUser | AnonymousUser
 
 
 def _with_counts(queryset: QuerySet[Document]) -> QuerySet[Document]:
     return queryset.select_related("project").annotate(chunk_count=Count("chunks"))
 
 
-def document_list(
-    *,
-    user: AnyUser,
-    project_key: str | None = None,
-    tags: list[str] | None = None,
-    source_type: str | None = None,
-    canonical_type: str | None = None,
-    canonical_status: str | None = None,
-    q: str | None = None,
-) -> QuerySet[Document]:
-    """Visible documents, filtered (tags: any of), with `chunk_count`, by project then slug."""
-    documents = Document.objects.visible_to(user)
-    if project_key:
-        documents = documents.filter(project__key=project_key)
-    if tags:
-        documents = documents.filter(tags__overlap=[tag.lower() for tag in tags])
-    if source_type:
-        documents = documents.filter(source_type=source_type)
-    if canonical_type:
-        documents = documents.filter(canonical_type=canonical_type)
-    if canonical_status:
-        documents = documents.filter(canonical_status=canonical_status)
-    if q:
-        documents = documents.filter(title__icontains=q)
+def document_list(*, user: AnyUser, filters: SearchFilters | None = None) -> QuerySet[Document]:
+    """Visible documents, filtered, with `chunk_count`, by project then slug."""
+    documents = Document.objects.visible_to(user).filtered(filters)
     return _with_counts(documents).order_by("project__key", "slug", "id")
 
 

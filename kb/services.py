@@ -178,11 +178,10 @@ def _embed(plans: list[_Plan], embedder: Embedder) -> None:
 
 
 def _free_slug(project: Project, slug: str, exclude_pk: int | None) -> str:
-    taken = set(
-        Document.objects.filter(project=project, slug__startswith=slug)
-        .exclude(pk=exclude_pk)
-        .values_list("slug", flat=True)
-    )
+    rows = Document.objects.filter(project=project, slug__startswith=slug)
+    if exclude_pk is not None:
+        rows = rows.exclude(pk=exclude_pk)
+    taken = set(rows.values_list("slug", flat=True))
     number = 2
     while f"{slug}-{number}"[:200] in taken:
         number += 1
@@ -239,30 +238,20 @@ def _write(plan: _Plan) -> IngestOutcome:
     )
 
 
-DOCUMENT_FIELDS = [
-    "slug", "title", "doc_id", "source_path", "source_type", "content_hash", "tags", "owners",
+# the columns a source determines, copied from its PreparedDocument on every write
+PREPARED_FIELDS = [
+    "title", "doc_id", "source_path", "source_type", "content_hash", "tags", "owners",
     "summary", "canonical_type", "canonical_status", "retrieval_priority", "generation_source",
-    "evidence_tier", "metadata", "deleted_at",
+    "evidence_tier", "metadata",
 ]  # fmt: skip
+DOCUMENT_FIELDS = ["slug", *PREPARED_FIELDS, "deleted_at"]
 
 
 def _apply(document: Document, prepared: PreparedDocument, slug: str) -> None:
     """Copy the prepared fields onto the row (revives a soft-deleted one)."""
     document.slug = slug
-    document.title = prepared.title
-    document.doc_id = prepared.doc_id
-    document.source_path = prepared.source_path
-    document.source_type = prepared.source_type
-    document.content_hash = prepared.content_hash
-    document.tags = prepared.tags
-    document.owners = prepared.owners
-    document.summary = prepared.summary
-    document.canonical_type = prepared.canonical_type
-    document.canonical_status = prepared.canonical_status
-    document.retrieval_priority = prepared.retrieval_priority
-    document.generation_source = prepared.generation_source
-    document.evidence_tier = prepared.evidence_tier
-    document.metadata = prepared.metadata
+    for name in PREPARED_FIELDS:
+        setattr(document, name, getattr(prepared, name))
     document.deleted_at = None
 
 
@@ -369,28 +358,14 @@ def _write_many_atomic(plans: list[_Plan]) -> list[IngestOutcome]:
     )
     ids = [document.pk for _, document, _ in order]
     _write_search_vectors(ids)
-    targets = {slug for plan in plans for _, slug in plan.prepared.edges}
-    resolved = dict(
-        Document.objects.filter(project=project, slug__in=targets).values_list("slug", "id")
-    )
     Edge.objects.bulk_create(
-        [
-            Edge(
-                from_document=document,
-                to_document_id=resolved.get(to_slug),
-                to_slug=to_slug,
-                edge_type=edge_type,
-            )
-            for plan, document, _ in order
-            for edge_type, to_slug in plan.prepared.edges
-            if to_slug != document.slug
-        ],
+        _edge_rows(
+            project_id=project.pk,
+            edges_of=[(document, plan.prepared.edges) for plan, document, _ in order],
+        ),
         batch_size=1000,
     )
-    for document in renamed:
-        Edge.objects.filter(to_document=document).exclude(to_slug=document.slug).update(
-            to_document=None
-        )
+    _unlink_renamed(renamed)
     _resolve_incoming_edges(project_id=project.pk, document_ids=ids)
     return [
         IngestOutcome(
@@ -404,31 +379,44 @@ def _write_many_atomic(plans: list[_Plan]) -> list[IngestOutcome]:
     ]
 
 
-def _write_edges(*, document: Document, edges: list[tuple[str, str]], old_slug: str | None) -> None:
-    """Replace outgoing edges; resolve both directions by slug within the project."""
-    project_id = document.project_id
-    Edge.objects.filter(from_document=document).delete()
-    targets = {slug for _, slug in edges}
+def _edge_rows(
+    *, project_id: int, edges_of: list[tuple[Document, list[tuple[str, str]]]]
+) -> list[Edge]:
+    """Outgoing edge rows of documents, targets resolved by slug within the project."""
+    targets = {slug for _, edges in edges_of for _, slug in edges}
     resolved = dict(
         Document.objects.filter(project_id=project_id, slug__in=targets).values_list("slug", "id")
     )
-    Edge.objects.bulk_create(
-        [
-            Edge(
-                from_document=document,
-                to_document_id=resolved.get(to_slug),
-                to_slug=to_slug,
-                edge_type=edge_type,
-            )
-            for edge_type, to_slug in edges
-            if to_slug != document.slug
-        ]
-    )
-    if old_slug is not None and old_slug != document.slug:
+    return [
+        Edge(
+            from_document=document,
+            to_document_id=resolved.get(to_slug),
+            to_slug=to_slug,
+            edge_type=edge_type,
+        )
+        for document, edges in edges_of
+        for edge_type, to_slug in edges
+        if to_slug != document.slug
+    ]
+
+
+def _unlink_renamed(documents: Iterable[Document]) -> None:
+    """Edges that named a document by its old slug no longer point at it."""
+    for document in documents:
         Edge.objects.filter(to_document=document).exclude(to_slug=document.slug).update(
             to_document=None
         )
-    _resolve_incoming_edges(project_id=project_id, document_ids=[document.pk])
+
+
+def _write_edges(*, document: Document, edges: list[tuple[str, str]], old_slug: str | None) -> None:
+    """Replace outgoing edges; resolve both directions by slug within the project."""
+    Edge.objects.filter(from_document=document).delete()
+    Edge.objects.bulk_create(
+        _edge_rows(project_id=document.project_id, edges_of=[(document, edges)])
+    )
+    if old_slug is not None and old_slug != document.slug:
+        _unlink_renamed([document])
+    _resolve_incoming_edges(project_id=document.project_id, document_ids=[document.pk])
 
 
 # --- public entry points --------------------------------------------------------------------

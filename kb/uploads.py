@@ -5,19 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
 from django.http import Http404
+from django_tenants.utils import get_public_schema_name
 
 from kb.ingestion.docx import DocxProblem, docx_check
 from kb.ingestion.extract import EXTENSION_TYPES, detect_source_type
 from kb.ingestion.pdf import PdfProblem, pdf_check
 from kb.models import Document, IngestJob
-from portal.access.models import Project
+from portal.access.models import AnyUser, Project
 
-AnyUser = AbstractBaseUser | AnonymousUser
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,8 +82,12 @@ def upload_problem(*, name: str, size: int, read: Callable[[], bytes]) -> Upload
     return None
 
 
+def _uploader(user: AnyUser | None) -> User | None:
+    return None if user is None or isinstance(user, AnonymousUser) else user
+
+
 def ingest_jobs_enqueue(
-    *, project: Project, user: AbstractBaseUser | None, files: list[UploadFile]
+    *, project: Project, user: AnyUser | None, files: list[UploadFile]
 ) -> list[IngestJob]:
     """Store each file as a job and queue it, in one transaction with the queue row, so a job
     is never queued without its bytes nor stored without being queued."""
@@ -88,7 +95,7 @@ def ingest_jobs_enqueue(
         jobs = [
             IngestJob.objects.create(
                 project=project,
-                uploaded_by=user,
+                uploaded_by=_uploader(user),
                 source_path=file.name,
                 source_type=detect_source_type(file.name) or "text",
                 content=file.data,
@@ -101,7 +108,7 @@ def ingest_jobs_enqueue(
     return jobs
 
 
-def ingest_job_reindex(*, document: Document, user: AbstractBaseUser | None) -> IngestJob | None:
+def ingest_job_reindex(*, document: Document, user: AnyUser | None) -> IngestJob | None:
     """Queue a forced re-ingest of the document's last uploaded file; None when it has none
     (documents ingested from the command line keep no source bytes)."""
     last = (
@@ -114,7 +121,7 @@ def ingest_job_reindex(*, document: Document, user: AbstractBaseUser | None) -> 
     with transaction.atomic():
         job = IngestJob.objects.create(
             project=document.project,
-            uploaded_by=user,
+            uploaded_by=_uploader(user),
             source_path=last.source_path,
             source_type=last.source_type,
             content=bytes(last.content),
@@ -129,7 +136,8 @@ def ingest_job_reindex(*, document: Document, user: AbstractBaseUser | None) -> 
 def _enqueue(job: IngestJob) -> None:
     from kb.tasks import ingest_job
 
-    result = ingest_job.enqueue(schema_name=connection.schema_name, job_id=job.pk)
+    schema = getattr(connection, "schema_name", get_public_schema_name())
+    result = ingest_job.enqueue(schema_name=schema, job_id=job.pk)
     job.task_id = str(result.id)
     job.save(update_fields=["task_id"])
 

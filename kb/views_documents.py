@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from kb.filters import SearchFilters
 from kb.models import Document, IngestJob
 from kb.selectors import document_list
 from kb.services import document_soft_delete
@@ -39,7 +40,9 @@ def _project_get_editable(request: HttpRequest, key: str) -> Project:
 def _documents(request: HttpRequest, project: Project) -> list[Document]:
     last_job = IngestJob.objects.filter(document=OuterRef("pk")).order_by("-created_at", "-id")
     return list(
-        document_list(user=request.user, project_key=project.key).annotate(
+        document_list(
+            user=request.user, filters=SearchFilters(project_keys=(project.key,))
+        ).annotate(
             upload_size=Subquery(last_job.values("size")[:1]),
             uploaded_by_name=Subquery(last_job.values("uploaded_by__username")[:1]),
             has_upload=Subquery(last_job.filter(state="done").values("pk")[:1]),

@@ -24,6 +24,11 @@ logger = logging.getLogger(__name__)
 LOCK_NAMESPACE = 0x4B42  # "KB": the first key of every worker liveness lock
 
 
+def _to_public() -> None:
+    """The queue table lives in the public schema (django-tenants' connection method)."""
+    connection.set_schema_to_public()  # type: ignore[attr-defined]
+
+
 def _lock_key(worker_id: str) -> int:
     return zlib.crc32(worker_id.encode()) & 0x7FFFFFFF
 
@@ -50,7 +55,7 @@ def requeue_orphaned_tasks() -> int:
     from django_tasks_db.compat import TaskResultStatus
     from django_tasks_db.models import DBTaskResult
 
-    connection.set_schema_to_public()
+    _to_public()
     requeued = 0
     for result in DBTaskResult.objects.running().only("id", "worker_ids"):
         worker_id = result.worker_ids[-1] if result.worker_ids else ""
@@ -78,7 +83,7 @@ class _Liveness(threading.Thread):
         while not self.stopping.is_set():
             try:
                 if not locked:
-                    connection.set_schema_to_public()
+                    _to_public()
                     _take_liveness_lock(self.worker_id)
                     locked = True
                 requeue_orphaned_tasks()
@@ -101,7 +106,7 @@ def run_worker(*, worker_id: str | None = None, batch: bool = False) -> None:
     liveness.start()
     liveness.ready.wait(30)
     close_old_connections()
-    connection.set_schema_to_public()
+    _to_public()
     worker = Worker(
         queue_names=["*"],
         interval=float(settings.KB["WORKER_POLL_SECONDS"]),

@@ -5,11 +5,21 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import admin
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import resolve_url
 from django.template.response import TemplateResponse
 
 from portal.access.models import Project
+
+
+class NotFoundOutOfScopeMixin:
+    """Out-of-scope (or missing) object URLs are 404s, not the admin's redirect to the index."""
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
+        obj = super().get_object(request, object_id, from_field)  # type: ignore[misc]
+        if obj is None:
+            raise Http404
+        return obj
 
 
 class EditorAdminSite(admin.AdminSite):

@@ -1,4 +1,4 @@
-"""API plumbing shared by every app: the token endpoint and the error handler."""
+"""API plumbing shared by every app: token endpoint, error handler, shared responses, pages."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Any
 
 from django.contrib.auth import authenticate
 from django.http import Http404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import NotFound
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,9 +19,37 @@ from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from portal.access.selectors import project_roles_for
+
 logger = logging.getLogger(__name__)
 
 BAD_CREDENTIALS = "Unable to log in with the provided username and password."
+
+# Documented responses every app's API shares (one text each).
+NOT_FOUND = OpenApiResponse(description="Not visible to you (or missing): {'detail': 'Not found.'}")
+FORBIDDEN = OpenApiResponse(description="Visible, but you are a reader of this project.")
+FIELD_ERRORS = OpenApiResponse(description="Field errors, e.g. an invalid status transition")
+
+
+class Pagination(PageNumberPagination):
+    """Pages of 50 by default, at most 200 (`?page=`, `?page_size=`)."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+def page_serializer(name: str, item: serializers.Serializer) -> serializers.Serializer:
+    """The OpenAPI shape of a `Pagination` page of `item` (many=True) named `name`."""
+    return inline_serializer(
+        name,
+        {
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": item,
+        },
+    )
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -79,8 +108,6 @@ class MeApi(APIView):
 
     @extend_schema(responses={200: OutputSerializer})
     def get(self, request: Request) -> Response:
-        from portal.access.selectors import project_roles_for
-
         user = request.user
         return Response(
             {

@@ -11,7 +11,7 @@ from django.http import HttpRequest
 
 def _key(request: HttpRequest, username: str) -> str:
     address = request.META.get("REMOTE_ADDR", "")
-    raw = f"{connection.schema_name}|{address}|{username.strip().lower()}"
+    raw = f"{getattr(connection, 'schema_name', '')}|{address}|{username.strip().lower()}"
     return "login-fail:" + hashlib.sha256(raw.encode()).hexdigest()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -219,7 +220,6 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Grounded search and chat over a tenant's knowledge base.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "PREPROCESSING_HOOKS": ["portal.schema.drop_shadowed_endpoints"],
 }
 
 # --- Background tasks (django-tasks, database backend: the queue is a PostgreSQL table) -------
@@ -242,7 +242,7 @@ LOGGING = {
 }
 
 # --- Knowledge base and retrieval (env names KB_*; defaults from DESIGN.md) ----------------
-KB = {
+KB: dict[str, Any] = {
     # Embeddings: local (sentence-transformers, offline package) | openai | hash (tests only)
     "EMBEDDING_PROVIDER": env_str("KB_EMBEDDING_PROVIDER", "hash" if TESTING else "local"),
     "EMBEDDING_DIMENSIONS": env_int("KB_EMBEDDING_DIMENSIONS", 384),
@@ -316,7 +316,7 @@ KB = {
 }
 
 # --- Chat ----------------------------------------------------------------------------------
-CHAT = {
+CHAT: dict[str, Any] = {
     # Answer provider: extractive (offline, default) | openai (any OpenAI-compatible endpoint)
     "PROVIDER": env_str("KB_CHAT_PROVIDER", "extractive"),
     "BASE_URL": env_str("KB_CHAT_BASE_URL", "https://api.openai.com/v1"),

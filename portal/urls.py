@@ -16,10 +16,9 @@ urlpatterns = [
     path("api/auth/token", api.TokenObtainApi.as_view(), name="api-token"),
     path("api/auth/me", api.MeApi.as_view(), name="api-me"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    # canonical first: it serves PATCH on /api/kb/documents/<id> (status workflow + audit)
+    path("api/", include("kb.urls")),
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
-    path("api/", include("kb.urls")),
     path("chat/", include("chat.urls")),
     path("documents/", include("kb.urls_pages")),
 ]

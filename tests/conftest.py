@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django_tenants.utils import schema_context
+from rest_framework.authtoken.models import Token
 
 from portal.access.services import user_upsert
 from portal.tenants.models import Tenant
@@ -25,7 +28,7 @@ class TenantInfo:
     schema: str
     host: str
 
-    def client(self, **extra: str) -> Client:
+    def client(self, **extra: Any) -> Client:
         return Client(HTTP_HOST=self.host, **extra)
 
     @contextmanager
@@ -50,7 +53,7 @@ def tenants(django_db_setup: None, django_db_blocker) -> dict[str, TenantInfo]:
             "alpha": _ensure_tenant("alpha", "alpha.localhost"),
             "beta": _ensure_tenant("beta", "beta.localhost"),
         }
-        connection.set_schema_to_public()
+        connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants' backend
     return infos
 
 
@@ -86,8 +89,6 @@ def make_user(
 
 
 def token_for(info: TenantInfo, user) -> str:
-    from rest_framework.authtoken.models import Token
-
     with info.scope():
         token, _ = Token.objects.get_or_create(user=user)
         return token.key
@@ -107,8 +108,6 @@ def _fast_password_hashing(settings):
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rate-limit counters live in the cache; every test starts with none."""
-    from django.core.cache import cache
-
     cache.clear()
     yield
     cache.clear()

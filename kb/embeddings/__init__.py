@@ -27,6 +27,7 @@ _cache_lock = threading.Lock()
 
 
 def _stored_dimensions() -> int:
+    # kb.models needs the app registry; embedders are also built before it is ready
     from kb.models import EMBEDDING_DIMENSIONS
 
     return EMBEDDING_DIMENSIONS
@@ -53,6 +54,7 @@ def build_embedder(name: str) -> Embedder:
 
         return HashEmbedder(dimensions=expected, batch_size=batch_size)
     if name == "local":
+        # providers load only when chosen: local pulls in torch, openai an HTTP client
         from kb.embeddings.local import LocalEmbedder
 
         return LocalEmbedder(expected_dimensions=expected, batch_size=batch_size)

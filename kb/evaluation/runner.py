@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kb.embeddings import EmbeddingError, get_embedder
 from kb.evaluation.datasets import EvalQuery
 from kb.evaluation.metrics import doc_run, evaluate, latency_summary
 from kb.retrieval import SearchFilters, search
@@ -16,8 +17,6 @@ EVAL_MODES: tuple[str, ...] = ("hybrid", "dense", "keyword")
 
 def embed_queries(queries: Sequence[EvalQuery]) -> dict[str, list[float] | None]:
     """Query vectors up front, so measured latency excludes the embedding call."""
-    from kb.embeddings import EmbeddingError, get_embedder
-
     embedder = get_embedder()
     out: dict[str, list[float] | None] = {}
     for q in queries:

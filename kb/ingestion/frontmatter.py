@@ -8,24 +8,23 @@ from typing import Any
 
 import yaml
 
-CANONICAL_TYPES = (
-    "project-index", "module-kb", "decision", "runbook", "standard", "incident",
-    "integration", "domain-concept", "rejected-approach",
-)  # fmt: skip
-CANONICAL_STATUSES = ("draft", "review", "accepted", "superseded", "deprecated", "archived")
-GENERATION_SOURCES = ("human", "auto")
+from kb.models import CanonicalStatus, CanonicalType, EdgeType, GenerationSource, is_canonical
+
+CANONICAL_TYPES = tuple(CanonicalType.values)
+CANONICAL_STATUSES = tuple(CanonicalStatus.values)
+GENERATION_SOURCES = tuple(GenerationSource.values)
 # frontmatter key -> edge type
 EDGE_KEYS: dict[str, str] = {
-    "related": "related_to",
-    "supersedes": "supersedes",
-    "superseded_by": "invalidated_by",
-    "depends_on": "depends_on",
-    "implements": "implements",
-    "decision_for": "decision_for",
-    "uses": "uses",
-    "affects": "affects",
-    "documented_by": "documented_by",
-    "owned_by": "owned_by",
+    "related": EdgeType.RELATED_TO,
+    "supersedes": EdgeType.SUPERSEDES,
+    "superseded_by": EdgeType.INVALIDATED_BY,
+    "depends_on": EdgeType.DEPENDS_ON,
+    "implements": EdgeType.IMPLEMENTS,
+    "decision_for": EdgeType.DECISION_FOR,
+    "uses": EdgeType.USES,
+    "affects": EdgeType.AFFECTS,
+    "documented_by": EdgeType.DOCUMENTED_BY,
+    "owned_by": EdgeType.OWNED_BY,
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
@@ -54,7 +53,8 @@ class Frontmatter:
 
     @property
     def is_canonical(self) -> bool:
-        return bool(self.canonical_type and self.canonical_status and self.slug)
+        # a record from frontmatter also needs a slug others can link to
+        return is_canonical(self.canonical_type, self.canonical_status) and bool(self.slug)
 
 
 def slugify(value: str) -> str:

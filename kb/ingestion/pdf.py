@@ -205,13 +205,13 @@ def _escape(text: str) -> str:
 
 
 def _table_markdown(rows: list[list[str | None]]) -> str:
-    rows = [[_cell(cell) for cell in row] for row in rows if any(cell for cell in row)]
-    if not rows:
+    cells = [[_cell(cell) for cell in row] for row in rows if any(cell for cell in row)]
+    if not cells:
         return ""
-    width = max(len(row) for row in rows)
-    rows = [row + [""] * (width - len(row)) for row in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    width = max(len(row) for row in cells)
+    cells = [row + [""] * (width - len(row)) for row in cells]
+    lines = ["| " + " | ".join(cells[0]) + " |", "|" + " --- |" * width]
+    lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from kb.ingestion.chunk import ChunkDraft, chunk_text
 from kb.ingestion.extract import Extracted, extract, html_title
 from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter, slugify
+from kb.models import evidence_tier_for
 
 H1_RE = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
 
@@ -64,13 +65,6 @@ def title_from_path(source_path: str) -> str:
     stem = PurePosixPath(source_path.replace("\\", "/")).stem
     words = re.sub(r"[-_]+", " ", stem).strip()
     return (words[:1].upper() + words[1:]) if words else "Untitled"
-
-
-def evidence_tier_for(*, is_canonical: bool, generation_source: str) -> str:
-    """canonical for curated human records, auto for generated ones, document otherwise."""
-    if generation_source == "auto":
-        return "auto"
-    return "canonical" if is_canonical else "document"
 
 
 def prepare_document(
@@ -133,7 +127,9 @@ def prepare_document(
         retrieval_priority=front.retrieval_priority,
         generation_source=front.generation_source,
         evidence_tier=evidence_tier_for(
-            is_canonical=front.is_canonical, generation_source=front.generation_source
+            canonical_type=front.canonical_type if front.is_canonical else None,
+            canonical_status=front.canonical_status if front.is_canonical else None,
+            generation_source=front.generation_source,
         ),
         metadata=metadata,
         edges=front.edges,

@@ -1,6 +1,6 @@
 """The two retrieval arms: semantic (pgvector HNSW, cosine) and keyword (PostgreSQL FTS).
 
-Both arms restrict to `Document.objects.visible_to(user)` plus the request filters INSIDE
+Both arms restrict to `Document.objects.visible_to(user).filtered(filters)` INSIDE
 their SQL (a `document_id IN (<visible documents>)` sub-select), so a top-k is never cut
 before visibility is applied and nothing invisible is ever loaded.
 """
@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 
 from kb.models import Chunk, Document
 from kb.retrieval.exceptions import KeywordArmError
-from kb.retrieval.types import Candidate, SearchFilters
+from kb.retrieval.types import Candidate
 from portal.access.models import Project
 
 _COLUMNS = """
@@ -27,36 +27,6 @@ _COLUMNS = """
     d.source_type, d.canonical_type, d.canonical_status, d.retrieval_priority,
     d.evidence_tier, d.generation_source, d.tags, d.summary, d.updated_at
 """
-
-
-def visible_documents(*, user, filters: SearchFilters | None) -> QuerySet[Document]:
-    """`Document.objects.visible_to(user)`, narrowed by the request filters (never widened).
-
-    Same rule (alive + a project the user may read), but the visible project ids are
-    resolved first and inlined as constants: the planner then estimates the visible share
-    of the chunks from column statistics instead of guessing through two project joins,
-    and picks the HNSW / GIN index scans. test_search_e2e checks both forms agree.
-    """
-    projects = Project.objects.visible_to(user)
-    if filters is not None and filters.project_keys:
-        projects = projects.filter(key__in=filters.project_keys)
-    project_ids = sorted(set(projects.values_list("id", flat=True)))
-    qs = Document.objects.alive().filter(project_id__in=project_ids)
-    if filters is None:
-        return qs
-    if filters.tags:
-        qs = qs.filter(tags__overlap=list(filters.tags))
-    if filters.source_types:
-        qs = qs.filter(source_type__in=filters.source_types)
-    if filters.canonical_types:
-        qs = qs.filter(canonical_type__in=filters.canonical_types)
-    if filters.doc_ids:
-        qs = qs.filter(id__in=filters.doc_ids)
-    if filters.date_from:
-        qs = qs.filter(updated_at__date__gte=filters.date_from)
-    if filters.date_to:
-        qs = qs.filter(updated_at__date__lte=filters.date_to)
-    return qs
 
 
 @dataclass(frozen=True)
@@ -314,19 +284,6 @@ def keyword_arm(
     except DatabaseError as exc:
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
     return _candidates(rows, arm="keyword")
-
-
-def cosines_for(*, vector: Sequence[float], chunk_ids: Sequence[int]) -> dict[int, float]:
-    """Cosine of the query to specific chunks (keyword-only candidates, graph neighbours)."""
-    if not chunk_ids:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id, 1 - (embedding <=> %s::vector) FROM {_tables()['chunk']} "
-            "WHERE id = ANY(%s) AND embedding IS NOT NULL",
-            [vector_literal(vector), list(chunk_ids)],
-        )
-        return {chunk_id: float(cosine) for chunk_id, cosine in cursor.fetchall()}
 
 
 def best_chunk_per_document(

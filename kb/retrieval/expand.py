@@ -12,11 +12,11 @@ from collections.abc import Collection, Sequence
 
 from django.db import connection
 
-from kb.models import Edge
+from kb.models import CanonicalStatus, CanonicalType, Edge
 from kb.retrieval.arms import Scope, best_chunk_per_document
 from kb.retrieval.types import Candidate
 
-EXPANDABLE_STATUSES: tuple[str, ...] = ("accepted", "review")
+EXPANDABLE_STATUSES: tuple[str, ...] = (CanonicalStatus.ACCEPTED, CanonicalStatus.REVIEW)
 
 
 def neighbour_ids(
@@ -92,11 +92,12 @@ def expand(
         scope=scope,
         vector=vector,
         # Rejected approaches have their own channel (the warning block), never "related".
-        where=(
-            "d.id = ANY(%s) AND d.canonical_status = ANY(%s) "
-            "AND d.canonical_type <> 'rejected-approach'"
+        where="d.id = ANY(%s) AND d.canonical_status = ANY(%s) AND d.canonical_type <> %s",
+        params=(
+            ids,
+            [str(s) for s in EXPANDABLE_STATUSES],
+            CanonicalType.REJECTED_APPROACH.value,
         ),
-        params=(ids, list(EXPANDABLE_STATUSES)),
     )
     order = {doc_id: position for position, doc_id in enumerate(ids)}
     found.sort(key=lambda c: order[c.document_id])

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from kb.models import CanonicalStatus, CanonicalType
 from kb.retrieval.arms import Scope, best_chunk_per_document
 from kb.retrieval.types import Candidate
 
 # A rejection that was itself superseded or retired no longer speaks for the team.
-INACTIVE_STATUSES: tuple[str, ...] = ("superseded", "deprecated", "archived")
+INACTIVE_STATUSES: tuple[str, ...] = (
+    CanonicalStatus.SUPERSEDED,
+    CanonicalStatus.DEPRECATED,
+    CanonicalStatus.ARCHIVED,
+)
 
 
 def pick_rejected(
@@ -42,10 +47,8 @@ def inject(
     candidates = best_chunk_per_document(
         scope=scope,
         vector=vector,
-        where=(
-            "d.canonical_type = 'rejected-approach' AND coalesce(d.canonical_status, '') <> ALL(%s)"
-        ),
-        params=(list(INACTIVE_STATUSES),),
+        where="d.canonical_type = %s AND coalesce(d.canonical_status, '') <> ALL(%s)",
+        params=(CanonicalType.REJECTED_APPROACH.value, [str(s) for s in INACTIVE_STATUSES]),
     )
     return pick_rejected(
         candidates, min_similarity=min_similarity, max_docs=max_docs, exclude=exclude

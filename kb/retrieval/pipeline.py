@@ -10,8 +10,9 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from kb.models import Document
 from kb.retrieval import query as query_text
-from kb.retrieval.arms import Scope, keyword_arm, semantic_arm, visible_documents
+from kb.retrieval.arms import Scope, keyword_arm, semantic_arm
 from kb.retrieval.diversify import select
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
 from kb.retrieval.expand import expand
@@ -126,7 +127,7 @@ def search(
     weights = Weights.from_settings(kb)
     all_mentions = (*query_text.mentions(query), *(m.lower() for m in mentions))
     arm_query = query_text.strip_mentions(query)
-    scope = Scope.for_documents(visible_documents(user=user, filters=filters))
+    scope = Scope.for_documents(Document.objects.visible_to(user).filtered(filters))
     k = kb["CANDIDATE_MULTIPLIER"] * limit
     degraded: list[str] = []
 

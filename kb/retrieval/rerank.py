@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kb.models import CanonicalStatus, EvidenceTier, GenerationSource
 from kb.retrieval import query as query_text
 from kb.retrieval.types import Candidate, Scored
 
@@ -67,16 +68,20 @@ def min_max(values: Sequence[float | None]) -> list[float]:
 
 def status_penalty(candidate: Candidate, weights: Weights) -> float:
     """The penalty for a non-current canonical status (superseded/deprecated/archived)."""
-    return {
-        "superseded": weights.superseded_penalty,
-        "deprecated": weights.deprecated_penalty,
-        "archived": weights.archived_penalty,
-    }.get(candidate.canonical_status or "", 0.0)
+    penalties: dict[str, float] = {
+        CanonicalStatus.SUPERSEDED: weights.superseded_penalty,
+        CanonicalStatus.DEPRECATED: weights.deprecated_penalty,
+        CanonicalStatus.ARCHIVED: weights.archived_penalty,
+    }
+    return penalties.get(candidate.canonical_status or "", 0.0)
 
 
 def is_auto_tier(candidate: Candidate) -> bool:
     """Auto-generated knowledge sits below human-curated content."""
-    return candidate.generation_source == "auto" or candidate.evidence_tier == "auto"
+    return (
+        candidate.generation_source == GenerationSource.AUTO
+        or candidate.evidence_tier == EvidenceTier.AUTO
+    )
 
 
 def recency(updated_at: dt.datetime | None, *, now: dt.datetime, half_life_days: float) -> float:
@@ -151,7 +156,7 @@ def weighted_sum(
             "recency": recency(
                 candidate.updated_at, now=now, half_life_days=weights.recency_half_life_days
             ),
-            "active": 1.0 if candidate.canonical_status == "accepted" else 0.0,
+            "active": 1.0 if candidate.canonical_status == CanonicalStatus.ACCEPTED else 0.0,
         }
         base = (
             weights.vector * signals["vector"]

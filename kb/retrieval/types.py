@@ -6,6 +6,8 @@ import datetime as dt
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from kb.filters import SearchFilters  # noqa: F401 - defined in kb.filters, part of this contract
+
 Mode = Literal["hybrid", "dense", "keyword"]
 FusionMethod = Literal["rerank_weighted_sum", "rrf", "semantic_only"]
 ScoreLabel = Literal["dense", "hybrid"]
@@ -22,28 +24,6 @@ FILTER_KEYS: tuple[str, ...] = (
     "date_from",
     "date_to",
 )
-
-
-@dataclass(frozen=True, kw_only=True)
-class SearchFilters:
-    """Query-time filters; applied inside the SQL of every arm, never widening visibility."""
-
-    project_keys: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    source_types: tuple[str, ...] = ()
-    canonical_types: tuple[str, ...] = ()
-    doc_ids: tuple[int, ...] = ()
-    date_from: dt.date | None = None
-    date_to: dt.date | None = None
-
-    def applied(self) -> dict[str, Any]:
-        """The non-empty filters, JSON-ready (echoed in meta)."""
-        out: dict[str, Any] = {}
-        for key, value in asdict(self).items():
-            if value in ((), None):
-                continue
-            out[key] = value.isoformat() if isinstance(value, dt.date) else list(value)
-        return out
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.validators import RegexValidator
 from django.db import models
 
+# Who may be asking: a signed-in user (the tenant's user model) or an anonymous visitor.
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import User
+
+    AnyUser: TypeAlias = User | AnonymousUser
+else:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    AnyUser = AbstractBaseUser | AnonymousUser
 
 PROJECT_KEY_VALIDATOR = RegexValidator(
     r"^[a-z0-9][a-z0-9_-]{0,62}$",
@@ -27,23 +35,31 @@ EDITING_ROLES = (Role.EDITOR, Role.ADMIN)
 
 
 class ProjectQuerySet(models.QuerySet["Project"]):
-    def visible_to(self, user: AbstractBaseUser | AnonymousUser) -> ProjectQuerySet:
+    def visible_to(self, user: AnyUser) -> ProjectQuerySet:
         """The one visibility rule for projects: members (any role) and tenant superusers."""
-        if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        if isinstance(user, AnonymousUser) or not user.is_active:
             return self.none()
         if user.is_superuser:
             return self.all()
         return self.filter(memberships__user_id=user.pk).distinct()
 
-    def editable_by(self, user: AbstractBaseUser | AnonymousUser) -> ProjectQuerySet:
+    def editable_by(self, user: AnyUser) -> ProjectQuerySet:
         """Projects whose documents `user` may curate (editor or admin role, or superuser)."""
-        if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        if isinstance(user, AnonymousUser) or not user.is_active:
             return self.none()
         if user.is_superuser:
             return self.all()
         return self.filter(
             memberships__user_id=user.pk, memberships__role__in=EDITING_ROLES
         ).distinct()
+
+    def administered_by(self, user: AnyUser) -> ProjectQuerySet:
+        """Projects whose members `user` may manage (admin role, or superuser)."""
+        if isinstance(user, AnonymousUser) or not user.is_active:
+            return self.none()
+        if user.is_superuser:
+            return self.all()
+        return self.filter(memberships__user_id=user.pk, memberships__role=Role.ADMIN).distinct()
 
 
 class Project(models.Model):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
 from django.http import Http404
 
-from portal.access.models import Membership, Project, Role
-
-AnyUser = AbstractBaseUser | AnonymousUser
+from portal.access.models import AnyUser, Membership, Project, Role
 
 
 def project_list_visible(*, user: AnyUser) -> list[Project]:
@@ -23,16 +21,6 @@ def project_get_visible(*, user: AnyUser, key: str) -> Project:
     return project
 
 
-def user_role(*, user: AnyUser, project: Project) -> str | None:
-    """The user's role in `project` (superusers act as admin), or None."""
-    if not getattr(user, "is_authenticated", False):
-        return None
-    if user.is_superuser:
-        return Role.ADMIN
-    membership = Membership.objects.filter(user_id=user.pk, project=project).first()
-    return membership.role if membership else None
-
-
 def user_can_edit(*, user: AnyUser, project: Project) -> bool:
     """Whether the user may curate documents of `project`."""
     return Project.objects.editable_by(user).filter(pk=project.pk).exists()
@@ -40,7 +28,7 @@ def user_can_edit(*, user: AnyUser, project: Project) -> bool:
 
 def project_roles_for(*, user: AnyUser) -> list[tuple[str, str]]:
     """(project key, role) for every project the user may read; superusers are admin of all."""
-    if not getattr(user, "is_authenticated", False):
+    if isinstance(user, AnonymousUser):
         return []
     if user.is_superuser:
         return [(key, Role.ADMIN) for key in Project.objects.values_list("key", flat=True)]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from portal.access.models import PROJECT_KEY_VALIDATOR, Membership, Project, Role
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class AccessError(ValueError):
@@ -39,7 +43,7 @@ def project_ensure(*, key: str, name: str = "") -> Project:
     return project
 
 
-def membership_set(*, user: AbstractUser, project: Project, role: str) -> Membership:
+def membership_set(*, user: User, project: Project, role: str) -> Membership:
     """Give `user` exactly `role` in `project`."""
     membership, _ = Membership.objects.update_or_create(
         user=user, project=project, defaults={"role": role}
@@ -54,7 +58,7 @@ def user_upsert(
     password: str,
     project_roles: list[tuple[str, str]] | None = None,
     superuser: bool = False,
-) -> tuple[AbstractUser, bool]:
+) -> tuple[User, bool]:
     """Create or update a user: password, superuser flag and the given memberships."""
     username = username.strip()
     if not username:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from canonical import services
+from canonical.models import AuditContext
 from kb.retrieval import search
 from kb.services import document_ingest
 from portal.access.services import project_ensure
@@ -83,13 +85,11 @@ def test_deprecating_over_the_api_moves_the_record_down_in_the_next_search(alpha
 
 
 def test_archive_and_restore_take_effect_immediately(alpha, corpus):
-    from canonical import services
-
     editor = make_user(alpha, "search-ed2", projects={"search-cur": "editor"})
     top, runner = ranking(editor)[:2]
-    services.record_archive(document=corpus[top], actor=editor)
+    services.record_archive(document=corpus[top], by=AuditContext(actor=editor))
     assert ranking(editor)[0] == runner
-    services.record_restore(document=corpus[top], actor=editor)
+    services.record_restore(document=corpus[top], by=AuditContext(actor=editor))
     assert ranking(editor)[0] == top
     hits = search(user=editor, query=QUERY, min_similarity=0.0).primary
     assert {hit.canonical_status for hit in hits if hit.slug == top} == {"accepted"}

@@ -8,6 +8,7 @@ from canonical.transitions import (
     ALLOWED_TRANSITIONS,
     InvalidTransition,
     InvalidValue,
+    change_errors,
     check_priority,
     check_transition,
 )
@@ -77,3 +78,30 @@ def test_priority_out_of_range_or_not_an_int(value):
     with pytest.raises(InvalidValue) as err:
         check_priority(value)
     assert err.value.field == "retrieval_priority"
+
+
+@pytest.mark.parametrize(
+    ("state", "changes", "expected"),
+    [
+        # a new type makes a plain document a draft, so "draft" with it is no change of status
+        ((None, None), {"canonical_type": "runbook", "canonical_status": "draft"}, {}),
+        ((None, None), {"canonical_type": "runbook", "canonical_status": "accepted"}, {}),
+        ((None, None), {"canonical_status": "accepted"}, {"canonical_status": "type first"}),
+        (("runbook", "accepted"), {"canonical_type": None}, {"canonical_type": "keeps its type"}),
+        (("runbook", "accepted"), {"canonical_status": None}, {"canonical_status": "cleared"}),
+        (
+            ("runbook", "accepted"),
+            {"canonical_status": "superseded", "retrieval_priority": 101},
+            {"canonical_status": "naming its successor", "retrieval_priority": "0 and 100"},
+        ),
+        (("runbook", "archived"), {"canonical_status": "review"}, {"canonical_status": "Allowed"}),
+    ],
+)
+def test_change_errors_is_the_one_dry_run_of_the_edit_rules(state, changes, expected):
+    canonical_type, canonical_status = state
+    errors = change_errors(
+        canonical_type=canonical_type, canonical_status=canonical_status, changes=changes
+    )
+    assert set(errors) == set(expected)
+    for field, fragment in expected.items():
+        assert fragment in str(errors[field]) and errors[field].field == field

@@ -220,8 +220,8 @@ def test_a_streaming_provider_streams_into_the_page(page, settings):
 
     fake = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     fake.daemon_threads = True
-    fake.mode = "ok"  # type: ignore[attr-defined]
-    fake.requests = []  # type: ignore[attr-defined]
+    fake.mode = "ok"
+    fake.requests = []
     threading.Thread(target=fake.serve_forever, daemon=True).start()
     host, port = fake.server_address[:2]
     settings.CHAT = {
@@ -239,7 +239,7 @@ def test_a_streaming_provider_streams_into_the_page(page, settings):
         answer.locator("a.chip").first.wait_for()
         assert "Redis Cluster is the standard cache" in answer.inner_text()
         assert "/chat/c/" in page.url
-        assert fake.requests[0]["body"]["stream"] is True  # type: ignore[attr-defined]
+        assert fake.requests[0]["body"]["stream"] is True
         _shoot(page, "streamed")
     finally:
         fake.shutdown()

@@ -78,7 +78,7 @@ def fake_server() -> Iterator[ThreadingHTTPServer]:
 
 
 def _provider(server: ThreadingHTTPServer, *, streaming: bool, timeout: float = 5.0):
-    host, port = server.server_address[:2]
+    host, port = str(server.server_address[0]), server.server_address[1]
     return OpenAIProvider(
         base_url=f"http://{host}:{port}/v1/",
         model="fake-model",

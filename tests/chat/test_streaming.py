@@ -27,7 +27,7 @@ def openai_fake(settings) -> Iterator[ThreadingHTTPServer]:
     server.mode = "ok"  # type: ignore[attr-defined]
     server.requests = []  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
+    host, port = str(server.server_address[0]), server.server_address[1]
     settings.CHAT = {
         **settings.CHAT,
         "PROVIDER": "openai",

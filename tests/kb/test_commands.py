@@ -156,3 +156,18 @@ def test_ingest_into_a_project_without_members_warns_how_to_add_one(alpha, capsy
     )
     again = run(capsys, "kb_ingest", "--tenant", "alpha", "--project", "lonely", str(tmp_path))
     assert "has no members" not in again.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("kb_search", "cache", "--tenant"),
+        ("kb_check", "--tenant"),
+        ("kb_benchmark", "--goldset", "missing.jsonl", "--tenant"),
+    ],
+)
+@pytest.mark.parametrize("schema", ["public", "nosuchtenant"])
+def test_every_kb_command_enters_a_tenant_the_same_way(alpha, args, schema):
+    """One helper: unknown schemas and the public schema are refused alike."""
+    with pytest.raises(CommandError, match="No tenant with schema"):
+        call_command(*args, schema)

@@ -306,3 +306,30 @@ def test_schema_documents_the_endpoints(alpha, corpus):
     assert response.status_code == 200
     text = response.content.decode()
     assert "/api/kb/documents/{document_id}" in text and "KbDocumentIngestInput" in text
+
+
+def test_patch_without_a_curation_layer_changes_metadata_only(alpha, corpus, monkeypatch):
+    """kb's own PATCH path (kb.curation has no editor): metadata yes, workflow fields no."""
+    monkeypatch.setattr("kb.curation._editor", None)
+    editor = make_user(alpha, "ops-editor", projects={"ops": "editor"})
+    client = api(alpha, editor)
+    doc_id = corpus["runbook"].pk
+    response = patch(client, doc_id, {"title": "Failover", "tags": ["Ops"]})
+    assert response.status_code == 200
+    assert response.json()["title"] == "Failover" and response.json()["tags"] == ["ops"]
+    response = patch(client, doc_id, {"canonical_status": "archived"})
+    assert response.status_code == 400 and "canonical_status" in response.json()
+    assert Document.objects.get(pk=doc_id).canonical_status == "accepted"
+
+
+def test_patch_goes_through_the_curation_layer(alpha, corpus):
+    """With canonical installed, the one document route applies the workflow and audits it."""
+    editor = make_user(alpha, "ops-editor", projects={"ops": "editor"})
+    client = api(alpha, editor)
+    doc_id = corpus["runbook"].pk
+    response = patch(client, doc_id, {"canonical_status": "deprecated", "reason": "old"})
+    assert response.status_code == 200 and response.json()["canonical_status"] == "deprecated"
+    history = client.get(f"{URL}/{doc_id}/history").json()["results"]
+    assert [(row["field"], row["source"], row["reason"]) for row in history] == [
+        ("canonical_status", "api", "old")
+    ]

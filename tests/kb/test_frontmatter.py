@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kb.demo import DEMO_CORPUS_DIR
 from kb.ingestion.extract import UnsupportedSource, detect_source_type, extract
 from kb.ingestion.frontmatter import parse_frontmatter, slugify, wikilinks
 from kb.ingestion.prepare import prepare_document
@@ -92,8 +93,6 @@ def test_extract_detects_types_and_refuses_binaries():
 
 
 def test_prepare_document_for_the_demo_handbook_is_canonical():
-    from kb.demo import DEMO_CORPUS_DIR
-
     path = DEMO_CORPUS_DIR / "dec-cache-v2.md"
     prepared = prepare_document(source_path=path.name, content=path.read_bytes())
     assert prepared.slug == "dec-cache-v2" and prepared.evidence_tier == "canonical"

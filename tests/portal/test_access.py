@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from portal.access.models import Project
-from portal.access.selectors import project_roles_for, user_can_edit, user_role
+from portal.access.selectors import project_roles_for, user_can_edit
 from portal.access.services import AccessError, parse_project_role
 from tests.conftest import make_user
 
@@ -38,7 +38,7 @@ def test_roles_decide_who_may_edit(alpha):
     reader = make_user(alpha, "rd", projects={"p-a": "reader"})
     editor = make_user(alpha, "ed", projects={"p-a": "editor", "p-b": "reader"})
     p_a, p_b = Project.objects.get(key="p-a"), Project.objects.get(key="p-b")
-    assert user_role(user=reader, project=p_a) == "reader"
+    assert project_roles_for(user=reader) == [("p-a", "reader")]
     assert not user_can_edit(user=reader, project=p_a)
     assert user_can_edit(user=editor, project=p_a)
     assert not user_can_edit(user=editor, project=p_b)

@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.test import Client
 
+from portal.api import TokenThrottle
 from tests.conftest import PUBLIC_HOST, make_user
 
 pytestmark = pytest.mark.django_db
@@ -27,15 +30,11 @@ def test_pages_carry_a_csp_without_inline_script(alpha):
 
 
 def test_public_landing_has_csp(tenants):
-    from django.test import Client
-
     response = Client(HTTP_HOST=PUBLIC_HOST).get("/")
     assert "default-src 'self'" in response["Content-Security-Policy"]
 
 
 def test_login_form_requires_csrf(alpha):
-    from django.test import Client
-
     make_user(alpha, "csrf-user", password="csrf-pw-1")
     client = Client(HTTP_HOST=alpha.host, enforce_csrf_checks=True)
     response = client.post("/login/", {"username": "csrf-user", "password": "csrf-pw-1"})
@@ -55,8 +54,6 @@ def test_login_is_rate_limited_after_repeated_failures(alpha, settings):
 
 
 def test_token_endpoint_is_throttled(alpha, monkeypatch):
-    from portal.api import TokenThrottle
-
     monkeypatch.setattr(TokenThrottle, "THROTTLE_RATES", {"auth_token": "3/min"})
     client = alpha.client()
     codes = [
@@ -118,8 +115,6 @@ def test_settings_refuse_to_start_without_secret_key():
 
 
 def _current_database_url() -> str:
-    from django.conf import settings
-
     return settings.DATABASE_URL
 
 

@@ -12,6 +12,7 @@ from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
+from rest_framework.throttling import SimpleRateThrottle
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -28,8 +29,6 @@ FUZZ_EXAMPLES = 20
 @pytest.fixture
 def api_schema(alpha, monkeypatch):
     """The tenant's live OpenAPI document, bound to the WSGI app, with throttling off."""
-    from rest_framework.throttling import SimpleRateThrottle
-
     monkeypatch.setattr(SimpleRateThrottle, "allow_request", lambda self, request, view: True)
     user = make_user(alpha, "fuzzer", projects={"fuzz": "editor"})
     document_ingest(

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import os
 import pwd
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from canonical import services
-from canonical.models import ChangeSource
+from canonical.models import AuditContext, ChangeSource
 from canonical.transitions import CurationError
 from kb.models import Document
-from portal.tenants.selectors import tenant_scope
-from portal.tenants.services import TenantError
+from portal.commands import command_tenant
 
 
 def _default_actor() -> str:
@@ -39,32 +39,32 @@ class Command(BaseCommand):
         parser.add_argument("--actor", default="", help="name recorded as the actor")
         parser.add_argument("--json", action="store_true", help="print the record as JSON")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         slug, project = str(options["slug"]), str(options["project"])
-        audit = {
-            "actor": None,
-            "actor_name": str(options["actor"] or _default_actor()),
-            "reason": str(options["reason"] or ""),
-            "source": ChangeSource.CLI,
-        }
+        by = AuditContext(
+            actor=None,
+            actor_name=str(options["actor"] or _default_actor()),
+            reason=str(options["reason"] or ""),
+            source=ChangeSource.CLI,
+        )
         try:
-            with tenant_scope(str(options["tenant"])):
+            with command_tenant(str(options["tenant"])):
                 document = self._record(project, slug)
                 if options["status"]:
                     services.record_set_status(
-                        document=document, status=str(options["status"]), **audit
+                        document=document, status=str(options["status"]), by=by
                     )
                 elif options["priority"] is not None:
                     services.record_set_priority(
-                        document=document, priority=int(options["priority"]), **audit
+                        document=document, priority=int(options["priority"]), by=by
                     )
                 elif options["supersede_by"]:
                     successor = self._record(project, str(options["supersede_by"]))
-                    services.record_supersede(old=document, new=successor, **audit)
+                    services.record_supersede(old=document, new=successor, by=by)
                 else:
-                    services.record_restore(document=document, **audit)
+                    services.record_restore(document=document, by=by)
                 document.refresh_from_db()
-        except (TenantError, CurationError) as exc:
+        except CurationError as exc:
             raise CommandError(str(exc)) from exc
         state = {
             "id": document.pk,

@@ -7,41 +7,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django_tenants.utils import schema_context
+from tqdm import tqdm
 
 from kb.evaluation.datasets import BeirDataset, load_beir, load_goldset
 from kb.evaluation.runner import EVAL_MODES, run_modes
 from kb.models import Document
 from kb.retrieval import SearchFilters
 from kb.retrieval.types import SearchHit
+from kb.services import IngestItem, documents_ingest_many
 from portal.access.models import Project
-from portal.tenants.models import Tenant
-
-
-def acting_user(username: str | None) -> Any:
-    """The named user of the tenant, or an unsaved superuser-equivalent (sees every project)."""
-    User = get_user_model()
-    if username:
-        user = User.objects.filter(username=username, is_active=True).first()
-        if user is None:
-            raise CommandError(f"No active user {username!r} in this tenant.")
-        return user
-    return User(username="kb-cli", is_superuser=True, is_active=True)
-
-
-def ensure_tenant(schema: str) -> None:
-    if not Tenant.objects.filter(schema_name=schema).exists():
-        raise CommandError(f"No tenant with schema {schema!r}.")
+from portal.commands import acting_user, command_tenant
 
 
 def ingest_beir(dataset: BeirDataset, *, quiet: bool) -> tuple[Project, dict[int, str]]:
     """Load the corpus into project beir-<name> through the bulk ingest service (once)."""
-    from tqdm import tqdm
-
-    from kb.services import IngestItem, documents_ingest_many
-
     project, _ = Project.objects.get_or_create(
         key=f"beir-{dataset.name}".lower()[:63], defaults={"name": f"BEIR {dataset.name}"}
     )
@@ -97,9 +77,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="machine output only")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        ensure_tenant(options["tenant"])
         quiet = options["json"]
-        with schema_context(options["tenant"]):
+        with command_tenant(options["tenant"]):
             user = acting_user(options["as_user"])
             filters = None
             if options["beir"]:

@@ -10,8 +10,7 @@ from django.db import connection
 from django.db.models import Count
 
 from kb.models import EMBEDDING_DIMENSIONS, Chunk, Document
-from portal.tenants.selectors import tenant_scope
-from portal.tenants.services import TenantError
+from portal.commands import command_tenant
 
 NORM_TOLERANCE = 1e-3
 
@@ -93,11 +92,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON only")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            with tenant_scope(str(options["tenant"])):
-                report = knowledge_base_report()
-        except TenantError as exc:
-            raise CommandError(str(exc)) from exc
+        with command_tenant(str(options["tenant"])):
+            report = knowledge_base_report()
         report = {"tenant": options["tenant"], **report}
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))

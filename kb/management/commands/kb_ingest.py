@@ -12,13 +12,14 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
 
 from kb.embeddings import EmbeddingError
 from kb.ingestion.extract import detect_source_type
+from kb.ingestion.prepare import SourceTooLarge
 from kb.services import IngestItem, IngestOutcome, documents_ingest_many, ingest_summary
 from portal.access.services import AccessError, project_ensure
-from portal.tenants.selectors import tenant_scope
-from portal.tenants.services import TenantError
+from portal.commands import command_tenant
 
 
 def _loader(path: Path) -> Callable[[], bytes]:
@@ -27,8 +28,6 @@ def _loader(path: Path) -> Callable[[], bytes]:
         size = path.stat().st_size
         if size > limit:
             # refuse before reading a huge file into memory
-            from kb.ingestion.prepare import SourceTooLarge
-
             raise SourceTooLarge(
                 f"source is {size} bytes; the limit is {limit} bytes (KB_INGEST_MAX_FILE_BYTES)"
             )
@@ -77,11 +76,11 @@ class Command(BaseCommand):
         as_json, quiet = bool(options["json"]), bool(options["quiet"])
         sources, missing = collect_sources(list(options["paths"]))
         try:
-            with tenant_scope(str(options["tenant"])):
+            with command_tenant(str(options["tenant"])):
                 project = project_ensure(key=str(options["project"]))
                 outcomes = self._ingest(project, sources, show_progress=not (as_json or quiet))
                 orphaned = not project.memberships.exists()
-        except (TenantError, AccessError, EmbeddingError, ImproperlyConfigured) as exc:
+        except (AccessError, EmbeddingError, ImproperlyConfigured) as exc:
             raise CommandError(str(exc)) from exc
         summary = ingest_summary(outcomes)
         summary["failed"] = missing + summary["failed"]
@@ -102,8 +101,6 @@ class Command(BaseCommand):
     ) -> list[IngestOutcome]:
         progress = None
         if show_progress and sys.stderr.isatty():
-            from tqdm import tqdm
-
             progress = tqdm(total=len(sources), unit="file", desc="ingest", file=sys.stderr)
 
         def items() -> Iterator[IngestItem]:

@@ -11,11 +11,10 @@ import textwrap
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django_tenants.utils import schema_context
 
-from kb.management.commands.kb_benchmark import acting_user, ensure_tenant
 from kb.retrieval import MODES, InvalidSearchRequest, SearchFilters, search
 from kb.retrieval.types import SearchHit
+from portal.commands import acting_user, command_tenant
 
 
 def _row(index: int | str, hit: SearchHit) -> str:
@@ -45,8 +44,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the SearchResult JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        ensure_tenant(options["tenant"])
-        with schema_context(options["tenant"]):
+        with command_tenant(options["tenant"]):
             user = acting_user(options["as_user"])
             try:
                 result = search(

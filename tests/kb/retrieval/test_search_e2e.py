@@ -8,6 +8,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection, transaction
 
 from kb.embeddings import build_embedder, reset_embedders
 from kb.models import Document
@@ -150,8 +151,6 @@ def test_keyword_arm_matches_any_term_of_a_long_question(alpha, corpus):
 
 
 def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha, corpus):
-    from django.db import connection, transaction
-
     with transaction.atomic(), connection.cursor() as cursor:
         result = search(user=corpus["reader"], query="GW-4021", mode="keyword", min_similarity=0)
         assert result.primary[0].slug == "rb-ingest-backlog"
@@ -160,8 +159,6 @@ def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha,
 
 
 def test_semantic_arm_planner_hints_do_not_leak_into_the_callers_transaction(alpha, corpus):
-    from django.db import connection, transaction
-
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('hnsw.ef_search', true)")
         ef_before = cursor.fetchone()[0]
@@ -221,15 +218,13 @@ def test_superuser_sees_every_project_of_its_tenant_only(alpha, corpus):
 
 
 def test_scope_is_exactly_the_visibility_rule(alpha, corpus):
-    from kb.retrieval.arms import visible_documents
-
+    """visible_to (project ids inlined for the planner) equals the rule written as a join."""
     for user in (corpus["reader"], corpus["superuser"]):
-        expected = set(Document.objects.visible_to(user).values_list("id", flat=True))
-        assert set(visible_documents(user=user, filters=None).values_list("id", flat=True)) == (
-            expected
-        )
-    narrowed = visible_documents(
-        user=corpus["reader"], filters=SearchFilters(project_keys=(FOREIGN,))
+        joined = Document.objects.alive().filter(project__in=Project.objects.visible_to(user))
+        expected = set(joined.values_list("id", flat=True))
+        assert set(Document.objects.visible_to(user).values_list("id", flat=True)) == expected
+    narrowed = Document.objects.visible_to(corpus["reader"]).filtered(
+        SearchFilters(project_keys=(FOREIGN,))
     )
     assert not narrowed.exists()
 
@@ -316,6 +311,21 @@ def test_api_legacy_project_key_and_foreign_filter(alpha, corpus):
     status, body = post(alpha, token, {"query": "zebra-lattice", "project_key": FOREIGN})
     assert status == 200
     assert body["primary"] == body["runner_up"] == body["expanded"] == body["rejected"] == []
+
+
+def test_api_tag_filter_ignores_case(alpha, corpus):
+    """Regression: a search filtered on tag "Redis" finds documents tagged "redis"."""
+    token = token_for(alpha, corpus["reader"])
+    found = {}
+    for tag in ("Redis", "redis"):
+        status, body = post(
+            alpha, token, {"query": "cache layer", "filters": {"tags": [tag]}, "top": 10}
+        )
+        assert status == 200
+        found[tag] = {hit["slug"] for hit in [*body["primary"], *body["runner_up"]]}
+    assert "dec-cache-v2" in found["Redis"]
+    assert found["Redis"] == found["redis"]
+    assert found["Redis"].isdisjoint({"rej-memcached", "mod-session-store"})
 
 
 @pytest.mark.parametrize(

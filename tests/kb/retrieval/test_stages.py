@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ WEIGHTS = Weights()
 
 
 def cand(chunk_id: int, doc: int | None = None, **fields) -> Candidate:
-    base = dict(
+    base: dict[str, Any] = dict(
         chunk_id=chunk_id,
         document_id=doc if doc is not None else chunk_id,
         slug=f"doc-{doc if doc is not None else chunk_id}",

@@ -1,8 +1,9 @@
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django_tenants.utils import schema_context
 
 from portal.access.services import AccessError, parse_project_role, user_upsert
-from portal.tenants.models import Tenant
+from portal.commands import command_tenant
 
 
 class Command(BaseCommand):
@@ -21,13 +22,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--superuser", action="store_true", help="tenant superuser")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         schema = str(options["tenant"])
-        if schema == "public" or not Tenant.objects.filter(schema_name=schema).exists():
-            raise CommandError(f"No tenant with schema {schema!r}. Create it with tenant_create.")
         try:
-            roles = [parse_project_role(spec) for spec in options["project"]]  # type: ignore[union-attr]
-            with schema_context(schema):
+            roles = [parse_project_role(spec) for spec in options["project"]]
+            with command_tenant(schema):
                 user, created = user_upsert(
                     username=str(options["username"]),
                     password=str(options["password"]),

@@ -1,8 +1,14 @@
+"""demo_setup: the local demo (public host, tenant demo, user demo/demo, handbook corpus).
+
+Lives in kb because it ingests the demo corpus (portal never imports kb).
+"""
+
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django_tenants.utils import schema_context
 
+from kb.demo import demo_corpus_path
 from portal.access.services import user_upsert
 from portal.tenants.models import Tenant
 from portal.tenants.services import public_tenant_ensure, tenant_create
@@ -27,8 +33,6 @@ class Command(BaseCommand):
         self._ingest_demo_corpus()
 
     def _ingest_demo_corpus(self) -> None:
-        from kb.demo import demo_corpus_path
-
         path = demo_corpus_path()
         if path is None:
             return
