@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 from django_tasks import task
-from django_tenants.utils import schema_context
+from django_tenants.utils import get_tenant_model, schema_context
 
 from kb.embeddings import Embedder, get_embedder
 from kb.models import Document, IngestJob, JobState
@@ -62,6 +62,10 @@ def _set(job: IngestJob, **fields: Any) -> None:
 @task()
 def ingest_job(*, schema_name: str, job_id: int) -> dict[str, Any]:
     """Ingest one uploaded file into its tenant's project."""
+    if not get_tenant_model().objects.filter(schema_name=schema_name).exists():
+        # the tenant was dropped after the upload: nothing left to ingest into
+        logger.warning("skipping job %s: tenant schema %r no longer exists", job_id, schema_name)
+        return {"job_id": job_id, "state": "tenant_gone"}
     with schema_context(schema_name):
         return run_ingest_job(job_id=job_id)
 

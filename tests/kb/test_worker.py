@@ -59,3 +59,16 @@ def test_a_repeated_delivery_of_a_finished_job_does_nothing(alpha):
     assert run_ingest_job(job_id=job.pk) == {"job_id": job.pk, "state": "done"}
     job.refresh_from_db()
     assert (job.attempts, job.finished_at) == (1, finished_at)
+
+
+def test_a_job_of_a_dropped_tenant_is_skipped_not_crashed(alpha):
+    from kb.tasks import ingest_job
+
+    with schema_context("public"):
+        ingest_job.enqueue(schema_name="gone_tenant", job_id=1)
+        from kb.worker import run_queued_tasks
+
+        assert run_queued_tasks() == 1
+        result = DBTaskResult.objects.get(args_kwargs__kwargs__schema_name="gone_tenant")
+    assert result.status == "SUCCESSFUL"
+    assert result.return_value == {"job_id": 1, "state": "tenant_gone"}
