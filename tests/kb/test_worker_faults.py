@@ -64,8 +64,9 @@ print(json.dumps(state))
 
 @pytest.fixture(scope="module")
 def fault_db():
-    """A throwaway embedded server with the `faults` tenant, in a folder of our own (pytest's
-    shared basetemp may be rotated away by a concurrent run while the server still uses it)."""
+    """A throwaway embedded server with the `faults` tenant, in a folder of our own (a
+    concurrent pytest session resets pytest-of-<user> to mode 0700, locking the server's OS
+    user out of a data folder under pytest's basetemp)."""
     import pgserver
     from pgserver import _commands
 
