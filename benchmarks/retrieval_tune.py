@@ -27,7 +27,7 @@ from django.conf import settings  # noqa: E402
 from django_tenants.utils import schema_context  # noqa: E402
 
 from kb.evaluation.datasets import load_beir  # noqa: E402
-from kb.evaluation.runner import run_modes  # noqa: E402
+from kb.evaluation.runner import embed_queries, run_modes  # noqa: E402
 from kb.models import Document  # noqa: E402
 from kb.retrieval import SearchFilters  # noqa: E402
 from portal.commands import acting_user  # noqa: E402
@@ -39,6 +39,10 @@ def main() -> None:
     parser.add_argument("--beir", type=Path, required=True)
     parser.add_argument("--split", default="train")
     parser.add_argument("--modes", default="hybrid")
+    parser.add_argument("--k", type=int, default=10, help="search top (default 10)")
+    parser.add_argument(
+        "--min-similarity", type=float, default=None, help="request floor (default: none)"
+    )
     parser.add_argument("configs", nargs="*", default=["{}"])
     args = parser.parse_args()
     dataset = load_beir(args.beir, split=args.split)
@@ -52,6 +56,7 @@ def main() -> None:
                 "id", "source_path"
             )
         }
+        vectors = embed_queries(dataset.queries)
         for config in args.configs:
             settings.KB = {**base, **json.loads(config)}
             results = run_modes(
@@ -60,7 +65,10 @@ def main() -> None:
                 doc_key=lambda hit: id_map.get(hit.document_id, "?"),
                 modes=tuple(args.modes.split(",")),
                 filters=SearchFilters(project_keys=(key,)),
+                k=args.k,
+                min_similarity=args.min_similarity,
                 deep_k=0,
+                vectors=vectors,
             )
             for mode, metrics in results.items():
                 print(

@@ -52,7 +52,9 @@ def record_edit_apply(document: Document, data: dict[str, Any], user: AnyUser) -
         raise _curation_error(exc) from exc
 
 
-RECORD_EDITOR = DocumentEditor(fields=record_edit_fields, apply=record_edit_apply)
+RECORD_EDITOR = DocumentEditor(
+    fields=record_edit_fields, apply=record_edit_apply, record=services.record_audit_kb_changes
+)
 
 
 class RecordSupersedeApi(APIView):

@@ -23,7 +23,7 @@ from canonical.transitions import (
     check_changes,
     check_transition,
 )
-from kb.curation import METADATA_FIELDS
+from kb.curation import METADATA_FIELDS, ChangeOrigin, FieldChange
 from kb.models import (
     CanonicalStatus,
     Document,
@@ -493,3 +493,24 @@ def record_apply_changes(
     if status and status != document.canonical_status:
         record_set_status(document=document, status=status, by=by)
     return document
+
+
+def record_audit_kb_changes(
+    document: Document, changes: list[FieldChange], origin: ChangeOrigin
+) -> None:
+    """Audit the curated fields kb's own write paths changed (a re-ingest, a soft delete)."""
+    for change in changes:
+        if change.field == "deleted_at":
+            reason = (
+                "document deleted" if change.to_value else "restored by re-ingesting its source"
+            )
+        else:
+            reason = "set by its source document (re-ingested)"
+        by = AuditContext(actor=origin.actor, source=origin.via, reason=reason)
+        _audit(
+            document=document,
+            field=change.field,
+            from_value=change.from_value,
+            to_value=change.to_value,
+            by=by,
+        )

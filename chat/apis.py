@@ -7,19 +7,19 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from chat.providers import ProviderError
 from chat.selectors import conversation_get_for_user, document_preview
 from chat.services import ChatInputError, message_send
 from kb.apis_search import SearchFiltersSerializer, filters_from
+from portal.throttling import ScopedThrottle
 
 
 class ChatApi(APIView):
     """Ask a question; get a grounded, cited answer or a typed refusal."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedThrottle]
     throttle_scope = "chat"
 
     class InputSerializer(serializers.Serializer):

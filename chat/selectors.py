@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from chat.models import ChatLog, ContentGap, Conversation, Message
-from kb.models import Chunk
+from kb.models import Chunk, Document
 from kb.rendering import rebuild_content, render_markdown
 from kb.selectors import document_get_visible
 from portal.access.models import AnyUser, Project
@@ -33,9 +33,34 @@ def conversation_get_for_user(*, user: AnyUser, conversation_id: int) -> Convers
     return conversation
 
 
-def message_list(*, conversation: Conversation) -> list[Message]:
-    """Messages of a conversation in the order they were written."""
-    return list(conversation.messages.order_by("created_at", "id"))
+LOST_ACCESS_NOTE = (
+    "This answer relied on documents you can no longer access, so it is no longer shown."
+)
+
+
+def message_list(*, conversation: Conversation, user: AnyUser) -> list[Message]:
+    """Messages of a conversation in the order they were written, as `user` may see them now.
+
+    An answer citing a document the user can no longer see (membership removed, document
+    deleted) is shown as a note: its citations' titles and excerpts, and its text, which
+    quotes them, came from that document. Nothing is changed in the database.
+    """
+    messages = list(conversation.messages.order_by("created_at", "id"))
+    cited = {
+        int(citation["document_id"])
+        for message in messages
+        for citation in (message.citations or [])
+        if isinstance(citation, dict) and citation.get("document_id") is not None
+    }
+    visible = set(
+        Document.objects.visible_to(user).filter(pk__in=cited).values_list("pk", flat=True)
+    )
+    for message in messages:
+        citations = [c for c in (message.citations or []) if isinstance(c, dict)]
+        if any(citation.get("document_id") not in visible for citation in citations):
+            message.content = LOST_ACCESS_NOTE
+            message.citations = []
+    return messages
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -142,7 +142,14 @@ def _search(*, user: AbstractBaseUser, question: str, filters: SearchFilters) ->
     from kb.retrieval import InvalidSearchRequest, search
 
     try:
-        return search(user=user, query=question, filters=filters)
+        # Chat grounds answers on relevant context only: it asks for the relevance floor
+        # (search itself never shortens the ranked list unless asked to).
+        return search(
+            user=user,
+            query=question,
+            filters=filters,
+            min_similarity=float(settings.KB["MIN_SIMILARITY"]),
+        )
     except InvalidSearchRequest as exc:
         field_name = "question" if exc.field == "query" else f"filters.{exc.field}"
         raise ChatInputError({field_name: [exc.message]}) from exc

@@ -25,6 +25,7 @@ from chat.selectors import (
 from chat.services import ChatInputError, TurnResult, message_send, message_stream
 from kb.retrieval.types import SearchFilters
 from portal.access.selectors import project_list_visible
+from portal.ratelimit import throttled
 
 PAGE = "chat/page.html"
 
@@ -39,7 +40,9 @@ def _page_context(
     return {
         "conversation": conversation,
         "conversations": conversation_list(user=request.user),
-        "messages_": message_list(conversation=conversation) if conversation else [],
+        "messages_": (
+            message_list(conversation=conversation, user=request.user) if conversation else []
+        ),
         "projects": project_list_visible(user=request.user),
         "project_key": project_key,
         "error": error,
@@ -102,6 +105,7 @@ def _error_for(exc: Exception, question: str) -> dict[str, Any]:
 
 @login_required
 @require_POST
+@throttled("chat")
 def chat_send(request: HttpRequest) -> HttpResponse:
     """Ask: one chat turn. htmx gets the chat-main fragment; plain forms a redirect."""
     question, project_key, conversation, filters = _send_input(request)
@@ -138,6 +142,7 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 
 @login_required
 @require_POST
+@throttled("chat")
 def chat_stream(request: HttpRequest) -> StreamingHttpResponse:
     """Ask, streamed as server-sent events: `token` pieces, then `done` with the chat-main
     fragment (the same HTML chat_send returns), errors included as an error bubble."""

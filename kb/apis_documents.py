@@ -13,22 +13,23 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kb.apis_uploads import UPLOAD_RESPONSES, UploadInputSerializer, documents_upload
-from kb.curation import METADATA_FIELDS, registered_editor
+from kb.curation import METADATA_FIELDS, ChangeOrigin, registered_editor
 from kb.filters import SearchFilters
 from kb.ingestion.extract import DOCUMENT_TYPES, SOURCE_TYPES, detect_source_type
-from kb.models import CanonicalStatus, CanonicalType, Document
+from kb.models import TAG_MAX_CHARS, CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
 from kb.services import document_ingest, document_soft_delete, document_update_metadata
 from kb.services import ingest_summary as build_ingest_summary
 from portal.access.models import PROJECT_KEY_VALIDATOR
 from portal.access.selectors import project_get_visible, user_can_edit
 from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
+from portal.parsers import LimitedJSONParser
 
 # JSON carries text; PDF and Word files arrive as multipart uploads
 TEXT_SOURCE_TYPES = tuple(kind for kind in SOURCE_TYPES if kind not in DOCUMENT_TYPES)
@@ -77,7 +78,12 @@ class DocumentListApi(APIView):
 
     pagination_class = Pagination
     # JSON ingests in the request; multipart uploads are queued for the workers
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [LimitedJSONParser, MultiPartParser]
+
+    @property
+    def max_body_bytes(self) -> int:
+        """A document's content may be JSON-escaped to twice its size, plus the other fields."""
+        return 2 * int(settings.KB["INGEST_MAX_FILE_BYTES"]) + 64 * 1024
 
     @extend_schema_serializer(component_name="KbDocumentFilters")
     class FilterSerializer(serializers.Serializer):
@@ -170,7 +176,10 @@ class DocumentListApi(APIView):
             **UPLOAD_RESPONSES,
             201: IngestSummarySerializer,
             200: IngestSummarySerializer,
-            400: OpenApiResponse(description="Field errors; for uploads, an empty file"),
+            400: OpenApiResponse(
+                description="Field errors, or the content is over the ingestion budget; "
+                "for uploads, an empty file"
+            ),
             403: FORBIDDEN,
             404: NOT_FOUND,
             503: OpenApiResponse(description="The embedding provider failed; nothing written"),
@@ -192,6 +201,7 @@ class DocumentListApi(APIView):
             content=data["content"],
             title=data.get("title"),
             source_type=data.get("source_type"),
+            origin=ChangeOrigin(actor=request.user, via="api"),
         )
         body = {
             "status": outcome.status,
@@ -199,9 +209,12 @@ class DocumentListApi(APIView):
             **build_ingest_summary([outcome]),
         }
         if outcome.status == "failed":
-            return Response(
-                {"detail": outcome.error, **body}, status=status.HTTP_503_SERVICE_UNAVAILABLE
+            failure_code = (
+                status.HTTP_400_BAD_REQUEST
+                if outcome.rejected
+                else status.HTTP_503_SERVICE_UNAVAILABLE
             )
+            return Response({"detail": outcome.error, **body}, status=failure_code)
         code = status.HTTP_201_CREATED if outcome.status == "created" else status.HTTP_200_OK
         return Response(body, status=code)
 
@@ -211,7 +224,7 @@ class DocumentUpdateSerializer(serializers.Serializer):
     # kb's metadata fields plus those of the registered curation layer (kb.curation).
     title = serializers.CharField(max_length=500)
     tags = serializers.ListField(
-        child=serializers.CharField(max_length=100), max_length=100, allow_empty=True
+        child=serializers.CharField(max_length=TAG_MAX_CHARS), max_length=100, allow_empty=True
     )
     summary = serializers.CharField(max_length=10_000, allow_blank=True)
     owners = serializers.ListField(
@@ -294,5 +307,5 @@ class DocumentDetailApi(APIView):
     )
     def delete(self, request: Request, document_id: int) -> Response:
         document = document_get_editable(request.user, document_id)
-        document_soft_delete(document=document)
+        document_soft_delete(document=document, origin=ChangeOrigin(actor=request.user, via="api"))
         return Response(status=status.HTTP_204_NO_CONTENT)

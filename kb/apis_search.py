@@ -10,12 +10,12 @@ from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializ
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from kb.models import CanonicalType, SourceType
 from kb.retrieval import MODES, InvalidSearchRequest, SearchFilters, search
 from kb.retrieval.types import FILTER_KEYS
+from portal.throttling import ScopedThrottle
 
 
 class StrictListField(serializers.ListField):
@@ -120,7 +120,7 @@ _HIT = inline_serializer(
 class SearchApi(APIView):
     """Hybrid search over the documents the caller may see."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedThrottle]
     throttle_scope = "search"
 
     class InputSerializer(serializers.Serializer):
@@ -128,7 +128,17 @@ class SearchApi(APIView):
         top = serializers.IntegerField(min_value=1, max_value=100, required=False)
         filters = SearchFiltersSerializer(required=False, allow_null=True)
         project_key = serializers.CharField(max_length=63, required=False, allow_blank=True)
-        min_similarity = serializers.FloatField(min_value=-1.0, max_value=1.0, required=False)
+        min_similarity = serializers.FloatField(
+            min_value=-1.0,
+            max_value=1.0,
+            required=False,
+            help_text=(
+                "Opt-in cosine floor: hits under it move from primary to runner_up, so primary "
+                "may be shorter than top. Omitted: primary is the best `top` hits by fused "
+                "score; meta.retrieval_stats.relevant_count says how many clear the relevance "
+                "floor (KB_MIN_SIMILARITY)."
+            ),
+        )
         mode = serializers.ChoiceField(choices=list(MODES), required=False, default="hybrid")
 
         def validate_query(self, value: str) -> str:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from kb.filters import SearchFilters
 
 EMBEDDING_DIMENSIONS = 384
+TAG_MAX_CHARS = 100  # the width of Document.tags' items
 
 
 class SourceType(models.TextChoices):
@@ -143,7 +144,7 @@ class Document(models.Model):
     source_path = models.CharField(max_length=1000)
     source_type = models.CharField(max_length=20, choices=SourceType.choices)
     content_hash = models.CharField(max_length=64)
-    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    tags = ArrayField(models.CharField(max_length=TAG_MAX_CHARS), default=list, blank=True)
     owners = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     summary = models.TextField(blank=True, default="")

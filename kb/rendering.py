@@ -5,6 +5,7 @@ One implementation for every surface that shows document bytes (chat preview, cu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import bleach
@@ -24,6 +25,22 @@ ALLOWED_ATTRIBUTES = {
     "ol": ["start"],
 }
 ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
+SCHEME_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def _allowed_attribute(tag: str, name: str, value: str) -> bool:
+    """The allow-list, minus any URL that reaches another host without a click: images only
+    from relative paths (no scheme), and no protocol-relative `//host` (or `/\\host`) URL."""
+    if name not in ALLOWED_ATTRIBUTES.get(tag, []):
+        return False
+    if name in ("href", "src"):
+        url = "".join(value.split()).replace("\\", "/")
+        if url.startswith("//"):
+            return False
+        if tag == "img" and SCHEME_RE.match(url):
+            return False
+    return True
+
 
 # Raw HTML in a document is shown as text, never parsed: the first line of defence.
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
@@ -31,7 +48,7 @@ _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
 )
 _cleaner = bleach.Cleaner(
     tags=ALLOWED_TAGS,
-    attributes=ALLOWED_ATTRIBUTES,
+    attributes=_allowed_attribute,
     protocols=ALLOWED_PROTOCOLS,
     strip=True,
     strip_comments=True,
@@ -47,7 +64,8 @@ def rebuild_content(chunks: Iterable[tuple[str, int]]) -> str:
 
 
 def sanitise_html(html: str) -> str:
-    """Allow-list clean: no script, iframe, style, on* handlers, javascript: or data: URLs."""
+    """Allow-list clean: no script, iframe, style, on* handlers, javascript: or data: URLs,
+    no external image and no protocol-relative link (no third-party request on opening)."""
     return _cleaner.clean(html)
 
 

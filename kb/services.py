@@ -15,8 +15,11 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from kb.curation import SERVICE_ORIGIN, ChangeOrigin, audited_values, report_changes
 from kb.embeddings import Embedder, EmbeddingError, get_embedder
 from kb.embeddings.base import check_dimensions
+from kb.embeddings.exceptions import EmbeddingDimensionError
+from kb.ingestion.budget import IngestBudget, IngestRejected
 from kb.ingestion.extract import UnsupportedSource
 from kb.ingestion.prepare import (
     ChunkParams,
@@ -46,6 +49,8 @@ class IngestOutcome:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     source_path: str = ""
+    # the source itself is refused (over the ingestion budget, hostile): retrying cannot help
+    rejected: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +78,18 @@ def chunk_params() -> ChunkParams:
         target_tokens=int(kb["CHUNK_TARGET_TOKENS"]),
         max_tokens=int(kb["CHUNK_MAX_TOKENS"]),
         overlap_tokens=int(kb["CHUNK_OVERLAP_TOKENS"]),
+        embed_window=int(kb["EMBEDDING_MAX_TOKENS"]),
+    )
+
+
+def ingest_budget() -> IngestBudget:
+    """Per-document ingestion limits from settings.KB."""
+    kb = settings.KB
+    return IngestBudget(
+        max_frontmatter_bytes=int(kb["INGEST_MAX_FRONTMATTER_BYTES"]),
+        max_nesting=int(kb["INGEST_MAX_NESTING"]),
+        max_chunks=int(kb["INGEST_MAX_CHUNKS"]),
+        max_seconds=float(kb["INGEST_MAX_SECONDS"]),
     )
 
 
@@ -124,7 +141,9 @@ def _plan(
     path = item.source_path
     try:
         data = _load(item.content)
-    except (OSError, SourceTooLarge) as exc:
+    except SourceTooLarge as exc:
+        return _rejected(path, exc)
+    except OSError as exc:
         return IngestOutcome(document=None, status="failed", error=str(exc), source_path=path)
     digest = content_hash(data)
     if existing is UNSET:
@@ -148,12 +167,21 @@ def _plan(
             title=item.title,
             source_type=item.source_type,
             params=params,
+            budget=ingest_budget(),
         )
+    except IngestRejected as exc:
+        return _rejected(path, exc)
     except UnsupportedSource as exc:
         return IngestOutcome(
             document=None, status="skipped", warnings=[f"skipped: {exc}"], source_path=path
         )
     return _Plan(project=project, prepared=prepared, title_override=item.title)
+
+
+def _rejected(path: str, exc: IngestRejected) -> IngestOutcome:
+    return IngestOutcome(
+        document=None, status="failed", error=str(exc), source_path=path, rejected=True
+    )
 
 
 # --- embedding ------------------------------------------------------------------------------
@@ -214,14 +242,17 @@ def _claim_row(
     return document, created, slug, warnings
 
 
-def _write(plan: _Plan) -> IngestOutcome:
+def _write(plan: _Plan, origin: ChangeOrigin) -> IngestOutcome:
     """Document + chunks + edges in one transaction."""
     prepared, project = plan.prepared, plan.project
     with transaction.atomic():
         document, created, slug, warnings = _claim_row(project=project, prepared=prepared)
         old_slug = None if created else document.slug
+        before = None if created else audited_values(document)
         _apply(document, prepared, slug)
         document.save()
+        if before is not None:
+            report_changes(document, before, origin)
 
         if not created:
             Chunk.objects.filter(document=document).delete()
@@ -297,21 +328,21 @@ class _NeedsPerDocumentWrite(Exception):
     """The batch has a slug or path conflict that the per-document path resolves."""
 
 
-def _write_many(plans: list[_Plan]) -> list[IngestOutcome]:
+def _write_many(plans: list[_Plan], origin: ChangeOrigin) -> list[IngestOutcome]:
     """Write a batch with set-based statements in one transaction; on any conflict or error,
     fall back to one transaction per document so one bad document never sinks the others."""
     if len(plans) > 1:
         try:
             with transaction.atomic():
-                return _write_many_atomic(plans)
+                return _write_many_atomic(plans, origin)
         except _NeedsPerDocumentWrite:
             pass
         except Exception:  # noqa: BLE001 - retried below, per document, with the error kept
             logger.warning("batch write failed; retrying document by document", exc_info=True)
-    return [_write_guarded(plan) for plan in plans]
+    return [_write_guarded(plan, origin) for plan in plans]
 
 
-def _write_many_atomic(plans: list[_Plan]) -> list[IngestOutcome]:
+def _write_many_atomic(plans: list[_Plan], origin: ChangeOrigin) -> list[IngestOutcome]:
     project = plans[0].project
     paths = [plan.prepared.source_path for plan in plans]
     slugs = [plan.prepared.slug for plan in plans]
@@ -331,6 +362,7 @@ def _write_many_atomic(plans: list[_Plan]) -> list[IngestOutcome]:
     updated: list[Document] = []
     renamed: list[Document] = []
     order: list[tuple[_Plan, Document, bool]] = []
+    before: dict[int, dict[str, Any]] = {}
     for plan in plans:
         document = by_path.get(plan.prepared.source_path)
         holder = by_slug.get(plan.prepared.slug)
@@ -345,6 +377,7 @@ def _write_many_atomic(plans: list[_Plan]) -> list[IngestOutcome]:
                 renamed.append(document)
             document.updated_at = now
             updated.append(document)
+            before[document.pk] = audited_values(document)
         _apply(document, plan.prepared, plan.prepared.slug)
         order.append((plan, document, is_new))
     Document.objects.bulk_create(created)
@@ -367,6 +400,8 @@ def _write_many_atomic(plans: list[_Plan]) -> list[IngestOutcome]:
     )
     _unlink_renamed(renamed)
     _resolve_incoming_edges(project_id=project.pk, document_ids=ids)
+    for document in updated:
+        report_changes(document, before[document.pk], origin)
     return [
         IngestOutcome(
             document=document,
@@ -430,6 +465,7 @@ def document_ingest(
     title: str | None = None,
     source_type: str | None = None,
     embedder: Embedder | None = None,
+    origin: ChangeOrigin = SERVICE_ORIGIN,
 ) -> IngestOutcome:
     """Ingest one source: skip when unchanged, else embed then write everything atomically."""
     item = IngestItem(
@@ -442,14 +478,21 @@ def document_ingest(
         _embed([planned], embedder or get_embedder())
     except EmbeddingError as exc:
         return _failed(planned, exc)
-    return _write(planned)
+    return _write(planned, origin)
 
 
 def _failed(plan: _Plan, exc: Exception) -> IngestOutcome:
+    # a provider's own words (its URL, its answer) are for the operator's log, not the caller;
+    # a dimension mismatch is our configuration and says what to fix
+    logger.warning("embedding %s failed: %s", plan.prepared.source_path, exc)
+    if isinstance(exc, EmbeddingDimensionError):
+        error = f"embedding failed: {exc}"
+    else:
+        error = "embedding failed: embedding provider unavailable (details in the server log)"
     return IngestOutcome(
         document=None,
         status="failed",
-        error=f"embedding failed: {exc}",
+        error=error,
         warnings=list(plan.prepared.warnings),
         source_path=plan.prepared.source_path,
     )
@@ -512,6 +555,7 @@ def documents_ingest_many(
     embedder: Embedder | None = None,
     on_outcome: Callable[[IngestOutcome], None] | None = None,
     batch_chunks: int | None = None,
+    origin: ChangeOrigin = SERVICE_ORIGIN,
 ) -> list[IngestOutcome]:
     """Bulk ingest: embeds chunks of many documents per call, in a worker thread, while the
     previous batch is written (one transaction per document), so the model never waits on
@@ -549,9 +593,9 @@ def documents_ingest_many(
                 except Exception as exc:  # noqa: BLE001 - reported on this document
                     done(_failed(plan, exc))
                     continue
-                done(_write_guarded(plan))
+                done(_write_guarded(plan, origin))
             return
-        for outcome in _write_many(batch):
+        for outcome in _write_many(batch, origin):
             done(outcome)
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-embed") as pool:
@@ -568,10 +612,10 @@ def documents_ingest_many(
     return outcomes
 
 
-def _write_guarded(plan: _Plan) -> IngestOutcome:
+def _write_guarded(plan: _Plan, origin: ChangeOrigin) -> IngestOutcome:
     """_write, with a database error reported on this document instead of stopping the run."""
     try:
-        return _write(plan)
+        return _write(plan, origin)
     except Exception as exc:  # noqa: BLE001 - one bad document never stops the others
         logger.exception("writing %s failed", plan.prepared.source_path)
         return IngestOutcome(
@@ -583,11 +627,14 @@ def _write_guarded(plan: _Plan) -> IngestOutcome:
         )
 
 
-def document_soft_delete(*, document: Document) -> Document:
+@transaction.atomic
+def document_soft_delete(*, document: Document, origin: ChangeOrigin = SERVICE_ORIGIN) -> Document:
     """Hide the document from every read path (revived by re-ingesting its path)."""
     if document.deleted_at is None:
+        before = audited_values(document)
         document.deleted_at = timezone.now()
         document.save(update_fields=["deleted_at", "updated_at"])
+        report_changes(document, before, origin)
     return document
 
 

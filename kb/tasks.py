@@ -14,6 +14,7 @@ from django.utils import timezone
 from django_tasks import task
 from django_tenants.utils import get_tenant_model, schema_context
 
+from kb.curation import ChangeOrigin
 from kb.embeddings import Embedder, get_embedder
 from kb.models import Document, IngestJob, JobState
 from kb.services import document_ingest
@@ -102,6 +103,7 @@ def run_ingest_job(*, job_id: int, embedder: Embedder | None = None) -> dict[str
             content=bytes(job.content),
             source_type=job.source_type,
             embedder=ProgressEmbedder(embedder or get_embedder(), job),
+            origin=ChangeOrigin(actor=job.uploaded_by, via="service"),
         )
     except Exception as exc:
         logger.exception("ingest job %s failed", job.pk)

@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from kb.curation import ChangeOrigin
 from kb.filters import SearchFilters
 from kb.models import Document, IngestJob
 from kb.selectors import document_list
@@ -147,7 +148,10 @@ def document_reindex(request: HttpRequest, project_key: str, document_id: int) -
 @require_POST
 def document_delete(request: HttpRequest, project_key: str, document_id: int) -> HttpResponse:
     project = _project_get_editable(request, project_key)
-    document_soft_delete(document=_document_in(request, project, document_id))
+    document_soft_delete(
+        document=_document_in(request, project, document_id),
+        origin=ChangeOrigin(actor=request.user, via="service"),
+    )
     return TemplateResponse(request, f"{PAGE}#document-list", _context(request, project))
 
 

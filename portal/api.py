@@ -5,21 +5,23 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from portal import ratelimit
 from portal.access.selectors import project_roles_for
+from portal.access.tokens import token_issue, token_list, token_revoke
+from portal.throttling import TenantRateThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return drf_exception_handler(exc, context)
 
 
-class TokenThrottle(AnonRateThrottle):
+class TokenThrottle(TenantRateThrottle):
     scope = "auth_token"
 
 
@@ -81,17 +83,24 @@ class TokenObtainApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        username = serializer.validated_data["username"]
+        # the sign-in page's failure counter: guessing here or there uses up one budget
+        if ratelimit.login_blocked(request, username, limit=settings.LOGIN_FAILURE_LIMIT):
+            return Response(
+                {"detail": "Too many failed sign-in attempts. Try again later."},
+                status=status.HTTP_429_TOO_MANY_REQUESTS,
+                headers={"Retry-After": str(settings.LOGIN_FAILURE_WINDOW)},
+            )
         user = authenticate(
-            request._request,
-            username=serializer.validated_data["username"],
-            password=serializer.validated_data["password"],
+            request._request, username=username, password=serializer.validated_data["password"]
         )
         if user is None or not user.is_active:
+            ratelimit.login_failed(request, username, window_seconds=settings.LOGIN_FAILURE_WINDOW)
             return Response(
                 {"non_field_errors": [BAD_CREDENTIALS]}, status=status.HTTP_400_BAD_REQUEST
             )
-        token, _ = Token.objects.get_or_create(user=user)
-        return Response({"token": token.key})
+        ratelimit.login_succeeded(request, username)
+        return Response({"token": token_issue(user=user).key})
 
 
 class MeApi(APIView):
@@ -118,3 +127,29 @@ class MeApi(APIView):
                 ],
             }
         )
+
+
+class TokenInfoSerializer(serializers.Serializer):
+    prefix = serializers.CharField(help_text="The token's first characters (never the token)")
+    created = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+
+
+class TokenListApi(APIView):
+    """The caller's API tokens: when each was issued and when it expires."""
+
+    @extend_schema(
+        responses={200: inline_serializer("TokenList", {"tokens": TokenInfoSerializer(many=True)})}
+    )
+    def get(self, request: Request) -> Response:
+        tokens = token_list(user=request.user)
+        return Response({"tokens": TokenInfoSerializer(tokens, many=True).data})
+
+
+class TokenRevokeApi(APIView):
+    """Revoke one of the caller's tokens by its prefix (404 for anyone else's)."""
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, prefix: str) -> Response:
+        token_revoke(user=request.user, prefix=prefix)
+        return Response(status=status.HTTP_204_NO_CONTENT)

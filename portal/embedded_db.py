@@ -11,19 +11,48 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 
-def embedded_database_url(data_dir: Path) -> str:
+def embedded_database_url(data_dir: Path, server_settings: dict[str, str] | None = None) -> str:
     """Start (or attach to) the embedded server in `data_dir` and return its URL.
 
     The server stops when the last process that attached to it exits, so Ctrl-C on
     `./dev run` shuts it down cleanly and the next run reuses the data directory.
+    `server_settings` (postgresql.conf names, e.g. shared_buffers) are written to
+    `groundwork.conf` in the data directory; they take effect when the server starts, and a
+    freshly initialised server is restarted once to pick them up.
     """
     import pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
     _repair_handle_file(data_dir)
+    fresh = not (data_dir / "PG_VERSION").exists()
+    if not fresh:
+        _write_server_settings(data_dir, server_settings or {})
     server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
+    if fresh and server_settings:
+        # initdb + first start ran with PostgreSQL's defaults; nobody else is attached yet.
+        from pgserver._commands import pg_ctl  # type: ignore[attr-defined]  # private helper
+
+        _write_server_settings(data_dir, server_settings)
+        pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=30)
     _exit_cleanly_on_sigterm()
     return server.get_uri()
+
+
+INCLUDE_LINE = "include_if_exists = 'groundwork.conf'"
+
+
+def _write_server_settings(data_dir: Path, server_settings: dict[str, str]) -> None:
+    """groundwork.conf holds the sized settings; postgresql.conf includes it (last wins)."""
+    lines = [f"{name} = '{value}'" for name, value in sorted(server_settings.items()) if value]
+    conf = data_dir / "groundwork.conf"
+    text = "# written by Groundwork (portal/settings.py EMBEDDED_DB_SETTINGS)\n"
+    text += "".join(f"{line}\n" for line in lines)
+    if not conf.exists() or conf.read_text() != text:
+        conf.write_text(text)
+    main = data_dir / "postgresql.conf"
+    if main.exists() and INCLUDE_LINE not in main.read_text():
+        with main.open("a") as handle:
+            handle.write(f"\n{INCLUDE_LINE}\n")
 
 
 def _repair_handle_file(data_dir: Path) -> None:

@@ -73,11 +73,29 @@ PORT = env_int("PORT", 8000)
 
 # --- Database ----------------------------------------------------------------------------
 EMBEDDED_DB_DIR = Path(env_str("EMBEDDED_DB_DIR", str(BASE_DIR / ".data" / "pg")))
+# Memory of the embedded server, sized to the machine (PostgreSQL's own defaults are 128 MB
+# of shared_buffers: the HNSW index of 100k chunks alone is ~200 MB). Shared memory is only
+# touched as pages are cached, so a generous shared_buffers costs nothing on a small corpus.
+# For an external PostgreSQL set the same in postgresql.conf (README, "Database memory").
+_RAM_MB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+EMBEDDED_DB_SETTINGS = {
+    "shared_buffers": env_str(
+        "EMBEDDED_DB_SHARED_BUFFERS", f"{min(max(_RAM_MB // 4, 128), 8192)}MB"
+    ),
+    "effective_cache_size": env_str(
+        "EMBEDDED_DB_EFFECTIVE_CACHE_SIZE", f"{max(_RAM_MB // 2, 256)}MB"
+    ),
+    # HNSW builds are several times faster when the graph fits maintenance_work_mem
+    "maintenance_work_mem": env_str(
+        "EMBEDDED_DB_MAINTENANCE_WORK_MEM", f"{min(max(_RAM_MB // 16, 64), 2048)}MB"
+    ),
+    "work_mem": env_str("EMBEDDED_DB_WORK_MEM", "16MB"),
+}
 DATABASE_URL = env_str("DATABASE_URL")
 if not DATABASE_URL:
     from portal.embedded_db import embedded_database_url
 
-    DATABASE_URL = embedded_database_url(EMBEDDED_DB_DIR)
+    DATABASE_URL = embedded_database_url(EMBEDDED_DB_DIR, EMBEDDED_DB_SETTINGS)
 
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 DATABASES["default"]["ENGINE"] = "django_tenants.postgresql_backend"
@@ -195,20 +213,53 @@ CONTENT_SECURITY_POLICY = env_str(
 )
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW = env_int("LOGIN_FAILURE_WINDOW", 300)
+# How many reverse proxies in front of the app append to X-Forwarded-For. 0: the header is
+# client-supplied and ignored; every limiter counts REMOTE_ADDR.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+# API tokens expire this many days after they were issued (0: never).
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30)
+
+# --- Shared cache ------------------------------------------------------------------------
+# Throttle and rate-limit counters must be shared by every process and server: the database
+# cache table (created by migrate) by default, Redis when CACHE_URL=redis://host:6379/0.
+CACHE_URL = env_str("CACHE_URL")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES: dict[str, dict[str, Any]] = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "groundwork",
+        }
+    }
+elif CACHE_URL in ("", "db"):
+    CACHES = {
+        "default": {
+            "BACKEND": "portal.cache.DatabaseCache",
+            "LOCATION": "groundwork_cache",
+            "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 100_000)},
+        }
+    }
+else:
+    raise ImproperlyConfigured(
+        f"CACHE_URL must be redis://..., rediss://..., unix://... or db, got {CACHE_URL!r}"
+    )
 
 # --- API ---------------------------------------------------------------------------------
+# JSON request bodies above this are a 413 before parsing (views may declare their own limit).
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 1024 * 1024)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "portal.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["portal.parsers.LimitedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "portal.schema.GroundworkAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "portal.api.exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "auth_token": env_str("API_TOKEN_RATE", "20/min"),
         "search": env_str("API_SEARCH_RATE", "600/min"),
@@ -242,15 +293,22 @@ LOGGING = {
 }
 
 # --- Knowledge base and retrieval (env names KB_*; defaults from DESIGN.md) ----------------
+_EMBEDDING_PROVIDER = env_str("KB_EMBEDDING_PROVIDER", "hash" if TESTING else "local")
 KB: dict[str, Any] = {
     # Embeddings: local (sentence-transformers, offline package) | openai | hash (tests only)
-    "EMBEDDING_PROVIDER": env_str("KB_EMBEDDING_PROVIDER", "hash" if TESTING else "local"),
+    "EMBEDDING_PROVIDER": _EMBEDDING_PROVIDER,
     "EMBEDDING_DIMENSIONS": env_int("KB_EMBEDDING_DIMENSIONS", 384),
     "EMBEDDING_BATCH_SIZE": env_int("KB_EMBEDDING_BATCH_SIZE", 64),
     "EMBEDDING_BASE_URL": env_str("KB_EMBEDDING_BASE_URL", "https://api.openai.com/v1"),
     "EMBEDDING_MODEL": env_str("KB_EMBEDDING_MODEL", "text-embedding-3-small"),
     "EMBEDDING_API_KEY": env_str("KB_EMBEDDING_API_KEY"),
     "EMBEDDING_TIMEOUT": env_float("KB_EMBEDDING_TIMEOUT", 30.0),
+    # Word pieces the embedding model reads (chunks are sized to fit; 0 = unbounded):
+    # all-MiniLM-L6-v2 reads 256, OpenAI's embedding models 8191; the hash embedder all.
+    "EMBEDDING_MAX_TOKENS": env_int(
+        "KB_EMBEDDING_MAX_TOKENS",
+        {"local": 256, "openai": 8191}.get(_EMBEDDING_PROVIDER, 0),
+    ),
     # LRU of query/sentence vectors per process (0 disables)
     "EMBEDDING_CACHE_SIZE": env_int("KB_EMBEDDING_CACHE_SIZE", 0 if TESTING else 4096),
     # Chunking
@@ -258,6 +316,11 @@ KB: dict[str, Any] = {
     "CHUNK_MAX_TOKENS": env_int("KB_CHUNK_MAX_TOKENS", 768),
     "CHUNK_OVERLAP_TOKENS": env_int("KB_CHUNK_OVERLAP_TOKENS", 64),
     "INGEST_MAX_FILE_BYTES": env_int("KB_INGEST_MAX_FILE_BYTES", 50 * 1024 * 1024),
+    # Ingestion budget per document: beyond any of these the file is refused (nothing written)
+    "INGEST_MAX_FRONTMATTER_BYTES": env_int("KB_INGEST_MAX_FRONTMATTER_BYTES", 64 * 1024),
+    "INGEST_MAX_NESTING": env_int("KB_INGEST_MAX_NESTING", 20),
+    "INGEST_MAX_CHUNKS": env_int("KB_INGEST_MAX_CHUNKS", 10_000),
+    "INGEST_MAX_SECONDS": env_float("KB_INGEST_MAX_SECONDS", 60.0),
     # Uploads (browser and multipart API): per-file size, files per request, worker retries
     "UPLOAD_MAX_FILE_BYTES": env_int("KB_UPLOAD_MAX_FILE_BYTES", 25 * 1024 * 1024),
     "UPLOAD_MAX_FILES": env_int("KB_UPLOAD_MAX_FILES", 100),
@@ -272,6 +335,9 @@ KB: dict[str, Any] = {
     "MAX_LIMIT": env_int("KB_MAX_LIMIT", 100),
     "CANDIDATE_MULTIPLIER": env_int("KB_CANDIDATE_MULTIPLIER", 3),
     "HNSW_EF_SEARCH": env_int("KB_HNSW_EF_SEARCH", 100),
+    # Hybrid: the semantic arm runs on a second connection while the keyword arm runs
+    # (outside transactions; one extra database connection per process)
+    "PARALLEL_ARMS": env_bool("KB_PARALLEL_ARMS", True),
     "QUERY_MAX_CHARS": env_int("KB_QUERY_MAX_CHARS", 10_000),
     # Fusion: rerank_weighted_sum | rrf | semantic_only
     "FUSION_METHOD": env_str("KB_FUSION_METHOD", "rerank_weighted_sum"),

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from portal import ratelimit
+from portal.access import tokens
 from portal.access.selectors import project_list_visible
 
 
@@ -18,6 +22,12 @@ class LoginView(auth_views.LoginView):
 
     template_name = "portal/login.html"
     redirect_authenticated_user = True
+
+    def get_redirect_url(self, request: HttpRequest | None = None) -> str:
+        """Django's safe `next`, minus one pointing back at this page (a redirect loop, which
+        Django raises as a 500 for a signed-in user)."""
+        target = super().get_redirect_url()
+        return "" if target and target.split("?", 1)[0] == self.request.path else target
 
     def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         username = request.POST.get("username", "")
@@ -59,6 +69,23 @@ def home(request: HttpRequest) -> HttpResponse:
     return TemplateResponse(
         request, "portal/home.html", {"projects": project_list_visible(user=request.user)}
     )
+
+
+@login_required
+def token_page(request: HttpRequest) -> HttpResponse:
+    """The user's API tokens: issued, expires, revoke."""
+    return TemplateResponse(
+        request, "portal/tokens.html", {"tokens": tokens.token_list(user=request.user)}
+    )
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, prefix: str) -> HttpResponse:
+    """Revoke one of the user's tokens (404 for anyone else's), back to the list."""
+    tokens.token_revoke(user=request.user, prefix=prefix)
+    messages.success(request, f"Token {prefix}… revoked.")
+    return HttpResponseRedirect(reverse("tokens"))
 
 
 def healthz(request: HttpRequest) -> HttpResponse:

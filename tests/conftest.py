@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django_tenants.utils import schema_context
@@ -55,6 +54,16 @@ def tenants(django_db_setup: None, django_db_blocker) -> dict[str, TenantInfo]:
         }
         connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants' backend
     return infos
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _arm_worker_closed_at_the_end(django_db_setup: None) -> Iterator[None]:
+    """Hybrid searches outside a transaction (live-server tests) leave the arm worker's
+    connection open; close it before the test database is dropped."""
+    yield
+    from kb.retrieval import parallel
+
+    parallel.close_connections()
 
 
 @pytest.fixture
@@ -105,9 +114,36 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(scope="session")
+def _cache_table(django_db_setup: None, django_db_blocker) -> None:
+    """The database cache table, also in a session whose tests never ask for the database."""
+    from django.core.management import call_command
+
+    with django_db_blocker.unblock():
+        call_command("createcachetable", verbosity=0)
+
+
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Rate-limit counters live in the cache; every test starts with none."""
-    cache.clear()
-    yield
-    cache.clear()
+def _fresh_cache(_cache_table: None, django_db_blocker) -> None:
+    """Rate-limit counters live in the shared (database) cache; every test starts with none.
+
+    Cleared on a connection of its own, outside the test's transaction: a DELETE inside it
+    would hold row locks until the rollback, and a live-server thread counting a request
+    would wait on them. A test's own counters go with its rollback.
+    """
+    from django.core.cache import caches
+    from django.core.cache.backends.db import DatabaseCache
+    from django.db import connections
+
+    backend = caches["default"]
+    with django_db_blocker.unblock():
+        if not isinstance(backend, DatabaseCache):
+            backend.clear()
+            return
+        own = connections.create_connection("default")
+        try:
+            with own.cursor() as cursor:
+                table = own.ops.quote_name(backend._table)  # type: ignore[attr-defined]
+                cursor.execute(f"DELETE FROM public.{table}")
+        finally:
+            own.close()

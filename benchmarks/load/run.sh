@@ -15,12 +15,16 @@ export DEBUG=1
 ./dev manage migrate_schemas --shared --verbosity 0
 ./dev manage migrate_schemas --tenant --verbosity 0
 ./dev manage demo_setup
+./dev manage shell -c "from django.core.cache import cache; cache.clear()"  # counters of earlier runs
 for i in $(seq -w 1 "$USERS"); do
   ./dev manage user_create --tenant demo "load$i" --password load-test-pw --project handbook:reader >/dev/null
 done
 # Production-style serving: DEBUG off, real secret, no TLS redirect on loopback.
 export DEBUG=0 SECRET_KEY="load-test-secret-$(date +%s)-0123456789abcdefghijklmnopqrstuvwxyz"
 export ALLOWED_HOSTS=demo.localhost SECURE_SSL_REDIRECT=0 LOG_LEVEL=WARNING
+# Every simulated employee fetches a token from the same loopback address, and the token
+# throttle is per address and shared by all workers: allow the whole crowd in one minute.
+export API_TOKEN_RATE="${API_TOKEN_RATE:-600/min}"
 # One torch thread per request: concurrency comes from processes, not oversubscribed cores.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 .venv/bin/gunicorn portal.wsgi -w "$WORKERS" --threads "$THREADS" -b "127.0.0.1:$PORT" \

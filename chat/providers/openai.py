@@ -13,6 +13,7 @@ from django.conf import settings
 
 from chat.prompt import Prompt
 from chat.providers.base import ProviderAnswer, ProviderError, ProviderTimeout
+from portal.http import urlopen_no_redirect
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +109,8 @@ class OpenAIProvider:
             method="POST",
         )
         try:
-            return urllib.request.urlopen(request, timeout=self.timeout)  # noqa: S310
+            # never follows a redirect: urllib would resend the bearer key to the new host
+            return urlopen_no_redirect(request, timeout=self.timeout)
         except urllib.error.HTTPError as exc:
             logger.warning("openai provider: HTTP %s from %s", exc.code, self.base_url)
             raise ProviderError(

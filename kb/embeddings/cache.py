@@ -2,6 +2,8 @@
 
 Identical text gives an identical vector, so a repeated question or a sentence quoted again
 by the answer composer is not re-encoded. Ingestion does not use it (chunks are embedded once).
+Entries are keyed by tenant schema: a hit is faster, so a shared entry would tell one tenant
+that another recently asked the exact same text.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from collections import OrderedDict
 from django.conf import settings
 
 from kb.embeddings.base import Embedder
+from portal.tenants.selectors import current_schema
 
 _lock = threading.Lock()
-_entries: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+_entries: OrderedDict[tuple[str, str, str], list[float]] = OrderedDict()
 
 
 def _capacity() -> int:
@@ -26,8 +29,9 @@ def embed_texts_cached(embedder: Embedder, texts: list[str]) -> list[list[float]
     capacity = _capacity()
     if capacity <= 0:
         return embedder.embed_documents(texts)
-    keys = [(embedder.name, text) for text in texts]
-    found: dict[tuple[str, str], list[float]] = {}
+    schema = current_schema()
+    keys = [(schema, embedder.name, text) for text in texts]
+    found: dict[tuple[str, str, str], list[float]] = {}
     with _lock:
         for key in keys:
             vector = _entries.get(key)
@@ -36,7 +40,7 @@ def embed_texts_cached(embedder: Embedder, texts: list[str]) -> list[list[float]
                 found[key] = vector
     missing = list(dict.fromkeys(key for key in keys if key not in found))
     if missing:
-        vectors = embedder.embed_documents([text for _, text in missing])
+        vectors = embedder.embed_documents([text for _, _, text in missing])
         found.update(zip(missing, vectors, strict=True))
         _store(dict(zip(missing, vectors, strict=True)), capacity)
     return [found[key] for key in keys]
@@ -47,7 +51,7 @@ def embed_query_cached(embedder: Embedder, text: str) -> list[float]:
     capacity = _capacity()
     if capacity <= 0:
         return embedder.embed_query(text)
-    key = (embedder.name, text)
+    key = (current_schema(), embedder.name, text)
     with _lock:
         vector = _entries.get(key)
         if vector is not None:
@@ -58,7 +62,7 @@ def embed_query_cached(embedder: Embedder, text: str) -> list[float]:
     return vector
 
 
-def _store(vectors: dict[tuple[str, str], list[float]], capacity: int) -> None:
+def _store(vectors: dict[tuple[str, str, str], list[float]], capacity: int) -> None:
     """Insert as most recent, then evict the least recently used beyond `capacity`."""
     with _lock:
         for key, vector in vectors.items():

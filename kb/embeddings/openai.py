@@ -9,6 +9,7 @@ from typing import Any
 
 from kb.embeddings.base import batched, check_dimensions, l2_normalise
 from kb.embeddings.exceptions import EmbeddingError
+from portal.http import urlopen_no_redirect
 
 
 class OpenAIEmbedder:
@@ -52,9 +53,15 @@ class OpenAIEmbedder:
             method="POST",
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with urlopen_no_redirect(request, timeout=self.timeout) as response:
                 body = json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as exc:
+            if 300 <= exc.code < 400:
+                raise EmbeddingError(
+                    f"Embedding endpoint {self.base_url} answered a redirect (HTTP {exc.code}); "
+                    "redirects are not followed, so the API key never goes elsewhere: set "
+                    "KB_EMBEDDING_BASE_URL to the final address."
+                ) from exc
             raise EmbeddingError(
                 f"Embedding endpoint {self.base_url} answered HTTP {exc.code}."
             ) from exc

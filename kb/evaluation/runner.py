@@ -38,11 +38,13 @@ def run_modes(
     min_similarity: float | None = None,
     deep_k: int = 100,
     progress: Callable[[str, int], None] | None = None,
+    vectors: dict[str, list[float] | None] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per mode: ndcg@10, mrr@10, recall@10, hit@8 from top-`k` searches (timed), recall@100
-    from a second pass at top-`deep_k`. Ranking = primary then runner-ups, doc score = max."""
+    from a second pass at top-`deep_k`. Ranking = primary then runner-ups, doc score = max.
+    `vectors` (qid -> query vector) skips embedding the queries again (sweeps)."""
     judged = [q for q in queries if q.relevant and not q.expect_refusal]
-    vectors = embed_queries(queries)
+    vectors = vectors if vectors is not None else embed_queries(queries)
     qrels = {q.qid: q.relevant for q in judged}
     results: dict[str, dict[str, float]] = {}
     for mode in modes:

@@ -1,5 +1,6 @@
 """Ingestion pipeline: extract -> frontmatter -> chunk -> embed -> write (kb.services)."""
 
+from kb.ingestion.budget import IngestBudget, IngestRejected
 from kb.ingestion.chunk import ChunkDraft, chunk_text, estimate_tokens
 from kb.ingestion.extract import SOURCE_TYPES, UnsupportedSource, detect_source_type, extract
 from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter, slugify
@@ -16,6 +17,8 @@ __all__ = [
     "ChunkDraft",
     "ChunkParams",
     "Frontmatter",
+    "IngestBudget",
+    "IngestRejected",
     "PreparedDocument",
     "SourceTooLarge",
     "UnsupportedSource",

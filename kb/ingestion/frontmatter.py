@@ -8,7 +8,15 @@ from typing import Any
 
 import yaml
 
-from kb.models import CanonicalStatus, CanonicalType, EdgeType, GenerationSource, is_canonical
+from kb.ingestion.budget import IngestRejected
+from kb.models import (
+    TAG_MAX_CHARS,
+    CanonicalStatus,
+    CanonicalType,
+    EdgeType,
+    GenerationSource,
+    is_canonical,
+)
 
 CANONICAL_TYPES = tuple(CanonicalType.values)
 CANONICAL_STATUSES = tuple(CanonicalStatus.values)
@@ -81,11 +89,46 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     return text[opening.end() : closing.start()], text[end:]
 
 
-def _string_list(value: Any, key: str, errors: list[str]) -> list[str]:
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader refusing aliases (billion laughs, self-reference) and deep nesting: the
+    composer recurses once per level, so depth must be capped before Python's stack is."""
+
+    max_depth = 20
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise IngestRejected("frontmatter uses a YAML alias (*name); aliases are not allowed")
+        self.depth += 1
+        try:
+            if self.depth > self.max_depth:
+                raise IngestRejected(
+                    f"frontmatter is nested deeper than {self.max_depth} levels "
+                    "(KB_INGEST_MAX_NESTING)"
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def _load_yaml(block: str, *, max_depth: int) -> Any:
+    loader = _BoundedLoader(block)
+    loader.max_depth = max_depth
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def _string_list(
+    value: Any, key: str, errors: list[str], *, max_chars: int | None = None
+) -> list[str]:
+    """Items of a list (or comma-separated string); one wider than `max_chars` is refused."""
     if value is None:
         return []
     if isinstance(value, str):
-        value = [part for part in re.split(r"\s*,\s*", value.strip()) if part]
+        # str.split, not a regex: "\s*,\s*" backtracks quadratically on runs of spaces
+        value = [part.strip() for part in value.split(",") if part.strip()]
     if not isinstance(value, list) or not all(
         isinstance(item, str | int | float) for item in value
     ):
@@ -94,6 +137,10 @@ def _string_list(value: Any, key: str, errors: list[str]) -> list[str]:
     out: list[str] = []
     for item in value:
         text = str(item).strip()
+        if max_chars is not None and len(text) > max_chars:
+            raise IngestRejected(
+                f"frontmatter {key!r}: {text[:40]!r}... is longer than {max_chars} characters"
+            )
         if text and text not in out:
             out.append(text[:200])
     return out
@@ -109,13 +156,23 @@ def wikilinks(body: str) -> list[str]:
     return out
 
 
-def parse_frontmatter(text: str) -> Frontmatter:
-    """Parse and validate frontmatter; invalid YAML leaves a plain document with the error."""
+def parse_frontmatter(text: str, *, max_bytes: int = 64 * 1024, max_depth: int = 20) -> Frontmatter:
+    """Parse and validate frontmatter; invalid YAML leaves a plain document with the error.
+
+    Raises IngestRejected for hostile frontmatter: over `max_bytes`, nested deeper than
+    `max_depth`, YAML aliases, or a tag wider than its column.
+    """
     block, body = split_frontmatter(text)
     if block is None:
         return Frontmatter(body=text, edges=[("related_to", s) for s in wikilinks(text)])
+    size = len(block.encode("utf-8", "replace"))
+    if size > max_bytes:
+        raise IngestRejected(
+            f"frontmatter is {size} bytes; the limit is {max_bytes} bytes "
+            "(KB_INGEST_MAX_FRONTMATTER_BYTES)"
+        )
     try:
-        raw = yaml.safe_load(block) if block.strip() else {}
+        raw = _load_yaml(block, max_depth=max_depth) if block.strip() else {}
     except yaml.YAMLError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         return Frontmatter(
@@ -200,7 +257,10 @@ def parse_frontmatter(text: str) -> Frontmatter:
         doc_id=doc_id,
         title=title,
         retrieval_priority=priority,
-        tags=[tag.lower() for tag in _string_list(raw.get("tags"), "tags", errors)],
+        tags=[
+            tag.lower()
+            for tag in _string_list(raw.get("tags"), "tags", errors, max_chars=TAG_MAX_CHARS)
+        ],
         owners=_string_list(raw.get("owners"), "owners", errors),
         summary=summary,
         generation_source=generation_source,

@@ -8,16 +8,29 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from kb.ingestion.chunk import ChunkDraft, chunk_text
+from kb.ingestion.budget import Deadline, IngestBudget, IngestRejected
+from kb.ingestion.chunk import ChunkDraft, chunk_text, heading
 from kb.ingestion.extract import Extracted, extract, html_title
 from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter, slugify
 from kb.models import evidence_tier_for
 
-H1_RE = re.compile(r"^ {0,3}#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
 
-
-class SourceTooLarge(ValueError):
+class SourceTooLarge(IngestRejected):
     """The source exceeds KB_INGEST_MAX_FILE_BYTES."""
+
+
+def first_h1(body: str) -> str | None:
+    """The text of the first level-1 ATX heading line of `body`."""
+    pos = 0
+    while pos < len(body):
+        newline = body.find("\n", pos)
+        end = len(body) if newline == -1 else newline
+        if body.startswith("#", pos) or body.startswith(" ", pos):
+            found = heading(body[pos:end])
+            if found and found[0] == 1 and found[1]:
+                return found[1]
+        pos = end + 1
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +38,7 @@ class ChunkParams:
     target_tokens: int = 512
     max_tokens: int = 768
     overlap_tokens: int = 64
+    embed_window: int = 0  # word pieces the embedding model reads; 0 = unbounded
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,15 +88,23 @@ def prepare_document(
     title: str | None = None,
     source_type: str | None = None,
     params: ChunkParams | None = None,
+    budget: IngestBudget | None = None,
 ) -> PreparedDocument:
-    """Everything to store for one source; raises UnsupportedSource for binaries/unknown types."""
+    """Everything to store for one source; raises UnsupportedSource for binaries/unknown types
+    and IngestRejected when the source is over `budget`."""
     params = params or ChunkParams()
+    budget = budget or IngestBudget()
+    deadline = Deadline(budget.max_seconds)
     extracted: Extracted = extract(
         source_path=source_path, content=content, source_type=source_type
     )
     warnings = list(extracted.warnings)
     if extracted.source_type == "markdown":
-        front: Frontmatter = parse_frontmatter(extracted.text)
+        front: Frontmatter = parse_frontmatter(
+            extracted.text,
+            max_bytes=budget.max_frontmatter_bytes,
+            max_depth=budget.max_nesting,
+        )
         warnings.extend(front.errors)
     else:
         front = Frontmatter(body=extracted.text)
@@ -90,23 +112,31 @@ def prepare_document(
 
     resolved_title = (title or "").strip() or front.title or extracted.title
     if not resolved_title and extracted.source_type in ("markdown", "html"):
-        heading = H1_RE.search(body)
-        if heading:
-            resolved_title = re.sub(r"[*_`]+", "", heading.group(1)).strip()
+        h1 = first_h1(body)
+        if h1:
+            resolved_title = re.sub(r"[*_`]+", "", h1).strip()
     if not resolved_title and extracted.source_type == "html" and isinstance(content, str | bytes):
         raw = content.decode("utf-8", "replace") if isinstance(content, bytes) else content
         resolved_title = html_title(raw)
     resolved_title = (resolved_title or title_from_path(source_path))[:500]
 
-    chunks = list(
-        chunk_text(
-            body,
-            title=resolved_title,
-            target_tokens=params.target_tokens,
-            max_tokens=params.max_tokens,
-            overlap_tokens=params.overlap_tokens,
-        )
-    )
+    deadline.check()
+    chunks: list[ChunkDraft] = []
+    for chunk in chunk_text(
+        body,
+        title=resolved_title,
+        target_tokens=params.target_tokens,
+        max_tokens=params.max_tokens,
+        overlap_tokens=params.overlap_tokens,
+        embed_window=params.embed_window,
+    ):
+        chunks.append(chunk)
+        if len(chunks) > budget.max_chunks:
+            raise IngestRejected(
+                f"the document makes more than {budget.max_chunks} chunks "
+                "(KB_INGEST_MAX_CHUNKS); split it into smaller files"
+            )
+        deadline.check()
     metadata: dict[str, Any] = dict(extracted.metadata)
     if front.raw:
         metadata["frontmatter"] = front.raw

@@ -121,29 +121,36 @@ def semantic_arm(
         ORDER BY h.distance, c.id
     """
     params = (literal, *scope.params, literal, k)
+    # Inside the caller's transaction SET LOCAL outlives our savepoint: remember the
+    # caller's values and put them back. On its own transaction they end with it.
+    nested = connection.in_atomic_block
     with transaction.atomic(), connection.cursor() as cursor:
-        # SET LOCAL outlives a savepoint: remember the caller's values and put them back.
-        cursor.execute(
-            "SELECT current_setting('hnsw.ef_search', true), current_setting('enable_sort'), "
-            "current_setting('enable_indexscan')"
-        )
-        saved = cursor.fetchone()
-        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, k))])
         # Steer the planner to the HNSW scan: with a misestimated visibility join (fresh
         # statistics after a bulk ingest) it would otherwise sort every visible vector.
-        cursor.execute("SELECT set_config('enable_sort', 'off', true)")
+        # The materialised CTE reads the old values before set_config changes them.
+        cursor.execute(
+            "WITH saved AS MATERIALIZED (SELECT current_setting('hnsw.ef_search', true) AS ef, "
+            "current_setting('enable_sort') AS sort, current_setting('enable_indexscan') AS ix) "
+            "SELECT saved.ef, saved.sort, saved.ix, set_config('hnsw.ef_search', %s, true), "
+            "set_config('enable_sort', 'off', true) FROM saved",
+            [str(max(ef_search, k))],
+        )
+        saved = cursor.fetchone()[:3]
         cursor.execute(sql, params)
         rows = cursor.fetchall()
         if len(rows) < k:
-            cursor.execute("SELECT set_config('enable_sort', 'on', true)")
-            cursor.execute("SELECT set_config('enable_indexscan', 'off', true)")
+            cursor.execute(
+                "SELECT set_config('enable_sort', 'on', true), "
+                "set_config('enable_indexscan', 'off', true)"
+            )
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', coalesce(%s, '40'), true), "
-            "set_config('enable_sort', %s, true), set_config('enable_indexscan', %s, true)",
-            list(saved),
-        )
+        if nested:
+            cursor.execute(
+                "SELECT set_config('hnsw.ef_search', coalesce(%s, '40'), true), "
+                "set_config('enable_sort', %s, true), set_config('enable_indexscan', %s, true)",
+                list(saved),
+            )
     return _candidates(rows, arm="semantic")
 
 
@@ -226,6 +233,7 @@ def keyword_arm(
     if k <= 0:
         return []
     t = _tables()
+    nested = connection.in_atomic_block  # a caller's transaction: SET LOCAL would outlive ours
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
@@ -279,7 +287,7 @@ def keyword_arm(
                 (*score_params, match_query, *scope.params, k, *cosine_params),
             )
             rows = cursor.fetchall()
-            if restore_hashjoin is not None:  # SET LOCAL outlives a savepoint: undo it
+            if nested and restore_hashjoin is not None:  # SET LOCAL outlives a savepoint
                 cursor.execute("SELECT set_config('enable_hashjoin', %s, true)", [restore_hashjoin])
     except DatabaseError as exc:
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc

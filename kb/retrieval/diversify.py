@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kb.retrieval.types import Scored
+from kb.retrieval.types import Scored, SearchHit
 
 
-def passes_floor(item: Scored, floor: float) -> bool:
-    """A hit passes when its cosine reaches the floor; without a cosine it cannot be judged."""
-    return item.cosine is None or item.cosine >= floor
+def passes_floor(item: Scored | SearchHit, floor: float | None) -> bool:
+    """A hit passes when its cosine reaches the floor; without a cosine (or a floor) it passes."""
+    return floor is None or item.cosine is None or item.cosine >= floor
 
 
 def cap_per_document(ordered: Sequence[Scored], max_per_doc: int) -> list[Scored]:
@@ -38,23 +38,33 @@ def select(
     ordered: Sequence[Scored],
     *,
     limit: int,
-    min_similarity: float,
+    min_similarity: float | None,
     max_per_doc: int,
     runner_up_max: int,
-    runner_up_floor: float,
+    runner_up_floor: float | None,
 ) -> Selection:
-    """Primary = the first `limit` hits above the floor after the cap; then the runner-ups.
+    """Primary = the first `limit` hits (above `min_similarity` when one is given) after the
+    cap; then up to `runner_up_max` runner-ups.
 
     Runner-ups are what missed the primary list (beyond the limit, or under the floor) but
-    still reach `runner_up_floor`, in fused order.
+    still reach `runner_up_floor` (when given), in fused order with the same per-document
+    cap (over-cap chunks last), so they widen the set of documents before repeating one.
+    Without a floor the primary list is never shorter than `limit` while candidates remain.
     """
     kept = [item for item in ordered if passes_floor(item, min_similarity)]
     capped = cap_per_document(kept, max_per_doc)
     primary = capped[:limit]
     primary_ids = {item.candidate.chunk_id for item in primary}
-    runner_up = [
-        item
-        for item in ordered
-        if item.candidate.chunk_id not in primary_ids and passes_floor(item, runner_up_floor)
-    ][: max(0, runner_up_max)]
+    per_doc: dict[int, int] = {}
+    for item in primary:
+        per_doc[item.document_id] = per_doc.get(item.document_id, 0) + 1
+    front: list[Scored] = []
+    tail: list[Scored] = []
+    for item in ordered:
+        if item.candidate.chunk_id in primary_ids or not passes_floor(item, runner_up_floor):
+            continue
+        count = per_doc.get(item.document_id, 0)
+        (front if max_per_doc <= 0 or count < max_per_doc else tail).append(item)
+        per_doc[item.document_id] = count + 1
+    runner_up = (front + tail)[: max(0, runner_up_max)]
     return Selection(primary=primary, runner_up=runner_up, candidates_post_threshold=len(kept))

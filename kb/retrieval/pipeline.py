@@ -5,22 +5,27 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.utils import timezone
 
 from kb.models import Document
+from kb.retrieval import parallel
 from kb.retrieval import query as query_text
 from kb.retrieval.arms import Scope, keyword_arm, semantic_arm
-from kb.retrieval.diversify import select
+from kb.retrieval.diversify import passes_floor, select
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
 from kb.retrieval.expand import expand
 from kb.retrieval.fusion import FUSION_METHODS, KEYWORD_ONLY, fuse, merge_arms
-from kb.retrieval.inject import inject
+from kb.retrieval.inject import inject, pick_rejected
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
 from kb.retrieval.rerank import Weights
 from kb.retrieval.types import (
+    DEGRADED_EMBEDDING,
+    DEGRADED_KEYWORD,
     MODES,
     Candidate,
     Origin,
@@ -79,7 +84,7 @@ def _side_hit(candidate: Candidate, origin: Origin) -> SearchHit:
 
 def _validate(
     *, query: str, limit: int | None, mode: str, min_similarity: float | None, kb: dict
-) -> tuple[str, int, float]:
+) -> tuple[str, int, float | None]:
     if not isinstance(query, str) or not query.strip():
         raise InvalidSearchRequest("query", "This field may not be blank.")
     if len(query) > kb["QUERY_MAX_CHARS"]:
@@ -91,10 +96,11 @@ def _validate(
     limit = kb["DEFAULT_LIMIT"] if limit is None else limit
     if not 1 <= limit <= kb["MAX_LIMIT"]:
         raise InvalidSearchRequest("top", f"Must be between 1 and {kb['MAX_LIMIT']}.")
-    floor = kb["MIN_SIMILARITY"] if min_similarity is None else min_similarity
-    if not -1.0 <= floor <= 1.0:
+    if min_similarity is None:
+        return query, limit, None
+    if not -1.0 <= min_similarity <= 1.0:
         raise InvalidSearchRequest("min_similarity", "Must be between -1 and 1 (cosine).")
-    return query, limit, float(floor)
+    return query, limit, float(min_similarity)
 
 
 def search(
@@ -112,8 +118,14 @@ def search(
 
     `mentions` adds slugs to those @mentioned in the query. `query_vector` skips embedding
     the query (benchmarks that embed all queries up front). Numbers come from settings.KB,
-    read now. meta.retrieval_stats.min_score_used is the cosine floor applied and
-    max_score_used the best fused score of the primary list.
+    read now.
+
+    `min_similarity` is an opt-in cosine floor on the ranked list (hits under it move to the
+    runner-ups). Without it the primary list is the best `limit` hits by fused score, never
+    shortened by a floor: KB MIN_SIMILARITY only says which hits count as relevant
+    (meta.retrieval_stats.relevant_count, meta.relevance_level); callers that refuse on
+    weak evidence (chat) pass it as their floor. meta.retrieval_stats.min_score_used is the
+    floor applied to the list (None without one), max_score_used the best fused score.
     """
     started = time.perf_counter()
     kb = settings.KB
@@ -142,7 +154,7 @@ def search(
         except EmbeddingError as exc:
             embedding_available = False
             logger.warning("query embedding failed, keyword-only search: %s", exc)
-            degraded.append(f"embedding failed ({exc}); keyword-only results")
+            degraded.append(DEGRADED_EMBEDDING)  # typed: the provider detail is for the log only
 
     want_semantic = mode in ("hybrid", "dense") and vector is not None
     want_keyword = (mode == "keyword") or (
@@ -153,8 +165,16 @@ def search(
 
     semantic: list[Candidate] = []
     keyword: list[Candidate] = []
+
+    def run_semantic() -> list[Candidate]:
+        return semantic_arm(vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"])
+
+    pending: Future[list[Candidate]] | None = None
     if want_semantic:
-        semantic = semantic_arm(vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"])
+        if want_keyword and kb["PARALLEL_ARMS"] and parallel.can_run_concurrently():
+            pending = parallel.submit(run_semantic)  # on a second connection, meanwhile
+        if pending is None:
+            semantic = run_semantic()
     keyword_ok = False
     if want_keyword:
         try:
@@ -164,11 +184,30 @@ def search(
             keyword_ok = True
         except KeywordArmError as exc:
             logger.warning("keyword arm failed, semantic-only search: %s", exc)
-            degraded.append(f"keyword search failed ({exc}); semantic-only results")
+            degraded.append(DEGRADED_KEYWORD)
             if mode == "keyword" and vector is not None:
                 semantic = semantic_arm(
                     vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"]
                 )
+
+    # Rejected approaches do not depend on the arms: fetched while the semantic arm runs,
+    # enough of them that the primary documents (at most `limit`) can be excluded later.
+    rejected_pool: list[Candidate] = []
+    if kb["REJECTED_INJECTION_ENABLED"]:
+        rejected_pool = inject(
+            scope=scope,
+            vector=vector,
+            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+            max_docs=kb["REJECTED_INJECTION_MAX_DOCS"] + limit,
+            exclude=(),
+        )
+
+    if pending is not None:
+        try:
+            semantic = pending.result()
+        except DatabaseError as exc:  # the worker's connection, not the query: retry here
+            logger.warning("semantic arm failed on the worker connection, rerun inline: %s", exc)
+            semantic = run_semantic()
 
     if not keyword_ok:
         method = "semantic_only"
@@ -196,7 +235,7 @@ def search(
         min_similarity=floor,
         max_per_doc=kb["MAX_CHUNKS_PER_DOC"],
         runner_up_max=kb["RUNNER_UP_MAX"],
-        runner_up_floor=min(floor, kb["RUNNER_UP_MIN_SIMILARITY"]),
+        runner_up_floor=None if floor is None else min(floor, kb["RUNNER_UP_MIN_SIMILARITY"]),
     )
 
     primary_docs: list[int] = []
@@ -218,15 +257,12 @@ def search(
             max_nodes=kb["GRAPH_EXPANSION_MAX_NODES"],
             exclude=primary_docs,
         )
-    rejected: list[Candidate] = []
-    if kb["REJECTED_INJECTION_ENABLED"]:
-        rejected = inject(
-            scope=scope,
-            vector=vector,
-            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
-            max_docs=kb["REJECTED_INJECTION_MAX_DOCS"],
-            exclude=primary_docs,
-        )
+    rejected = pick_rejected(
+        rejected_pool,
+        min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+        max_docs=kb["REJECTED_INJECTION_MAX_DOCS"],
+        exclude=primary_docs,
+    )
 
     # Cosine-ordered results are dense; anything fused or keyword-ranked is a hybrid rank.
     label = score_label_for("dense" if method == "semantic_only" else "hybrid")
@@ -248,7 +284,16 @@ def search(
     runner_hits = tuple(hits[len(selection.primary) :])
     expanded_hits = tuple(_side_hit(c, "graph_expansion") for c in expanded)
     rejected_hits = tuple(_side_hit(c, "rejected_injection") for c in rejected)
-    top_quality = primary_hits[0].quality_score if primary_hits else None
+    # Relevance is judged on the hits that clear the relevance floor, so an unfloored list
+    # of weak matches reads "low", not "high" because something is ranked first.
+    relevance_floor = float(kb["MIN_SIMILARITY"])
+    relevant = [hit for hit in primary_hits if passes_floor(hit, relevance_floor)]
+    if relevant:
+        top_quality = relevant[0].quality_score
+    elif primary_hits:
+        top_quality = 0.0
+    else:
+        top_quality = None
     meta = {
         "primary_count": len(primary_hits),
         "expanded_count": len(expanded_hits),
@@ -269,6 +314,8 @@ def search(
             "candidates_pre_threshold": len(candidates),
             "candidates_post_threshold": selection.candidates_post_threshold,
             "min_score_used": floor,
+            "relevance_floor": relevance_floor,
+            "relevant_count": len(relevant),
             "max_score_used": primary_hits[0].score if primary_hits else None,
         },
         "relevance_level": relevance_level(

@@ -15,6 +15,9 @@ Origin = Literal["primary", "graph_expansion", "rejected_injection", "runner_up"
 RelevanceLevel = Literal["high", "medium", "low", "none"]
 
 MODES: tuple[str, ...] = ("hybrid", "dense", "keyword")
+# meta["degraded"] reasons: typed, never the provider's detail (URLs, errors go to the log)
+DEGRADED_EMBEDDING = "embedding_unavailable"
+DEGRADED_KEYWORD = "keyword_search_unavailable"
 FILTER_KEYS: tuple[str, ...] = (
     "project_keys",
     "tags",
@@ -62,7 +65,7 @@ class SearchResult:
     # search_strategy {semantic_enabled, fts_enabled, fusion_method, graph_expansion_enabled,
     # rejected_injection_enabled, filters_applied}, retrieval_stats {candidates_pre_threshold,
     # candidates_post_threshold, min_score_used, max_score_used}, relevance_level, mode,
-    # degraded (list of human-readable notes, e.g. keyword arm failed), embedding_available
+    # degraded (typed reasons: DEGRADED_EMBEDDING, DEGRADED_KEYWORD), embedding_available
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -190,9 +190,17 @@ def test_a_session_of_one_tenant_means_nothing_at_another(alpha, beta, reader):
 
 
 def _citation(n: int, title: str, status: str, origin: str, kind: str | None = None) -> dict:
+    # a real handbook document: an answer citing one the reader cannot see is hidden
+    from kb.models import Document
+
+    document_id = (
+        Document.objects.filter(project__key=HANDBOOK_KEY)
+        .order_by("pk")
+        .values_list("pk", flat=True)[n - 1]
+    )
     return {
         "n": n,
-        "document_id": 1000 + n,
+        "document_id": document_id,
         "chunk_id": 2000 + n,
         "title": title,
         "slug": f"doc-{n}",

@@ -58,7 +58,8 @@ def test_sections_follow_headings_with_h1_to_h3_breadcrumbs():
 def test_title_prefixes_the_breadcrumb_when_there_is_no_h1():
     chunks = list(chunk_text("## Setup\n\nInstall it.\n", title="Guide"))
     assert chunks[0].heading_path == "Guide > Setup"
-    assert chunks[0].embed_text == "Guide > Setup\n## Setup\n\nInstall it.\n"
+    # the breadcrumb names the heading: the model reads it once
+    assert chunks[0].embed_text == "Guide > Setup\nInstall it.\n"
 
 
 def test_long_sections_split_by_paragraph_with_overlap_under_the_hard_cap():
@@ -115,3 +116,17 @@ def test_any_text_is_rebuilt_exactly_and_respects_the_cap(parts, target):
     assert rebuild(chunks) == text or (not text.strip() and chunks == [])
     assert all(c.token_count <= max_tokens for c in chunks)
     assert [c.chunk_order for c in chunks] == list(range(len(chunks)))
+
+
+def test_chunks_fit_the_embedding_window_with_breadcrumb_and_overlap():
+    """The model reads 256 word pieces: a 512-token chunk would be half unsearchable by meaning."""
+    abstract = " ".join(f"finding{i} of the cohort study was significant" for i in range(120))
+    text = f"# A long abstract title about cohort studies\n\n{abstract}\n"
+    unbounded = list(chunk_text(text, title="A long abstract title about cohort studies"))
+    windowed = list(chunk_text(text, title="x", embed_window=256, overlap_tokens=64))
+    assert max(estimate_tokens(c.embed_text) for c in unbounded) > 256
+    assert len(windowed) > len(unbounded)
+    assert all(estimate_tokens(c.embed_text) <= 256 for c in windowed)
+    # the title line opens the first chunk instead of becoming a chunk of its own
+    assert windowed[0].text.startswith("# A long abstract title") and "finding0" in windowed[0].text
+    assert rebuild(windowed) == text

@@ -368,3 +368,14 @@ def test_bulk_batch_with_a_slug_clash_falls_back_per_document(project):
     assert [o.status for o in outcomes] == ["created", "created"]
     assert outcomes[0].document.slug == "notes-2"
     assert any("already belongs" in w for w in outcomes[0].warnings)
+
+
+class LeakyFailingEmbedder(FailingEmbedder):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise EmbeddingError("POST http://embed.internal:8080/v1/embeddings refused")
+
+
+def test_embedding_failure_does_not_echo_the_provider_detail(project):
+    failed = ingest(project, content=DOC_V2, embedder=LeakyFailingEmbedder())
+    assert failed.status == "failed" and "embed.internal" not in failed.error
+    assert "server log" in failed.error

@@ -11,7 +11,6 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from portal.api import TokenThrottle
 from tests.conftest import PUBLIC_HOST, make_user
 
 pytestmark = pytest.mark.django_db
@@ -53,8 +52,12 @@ def test_login_is_rate_limited_after_repeated_failures(alpha, settings):
     assert client.get("/").status_code == 302  # still not logged in
 
 
-def test_token_endpoint_is_throttled(alpha, monkeypatch):
-    monkeypatch.setattr(TokenThrottle, "THROTTLE_RATES", {"auth_token": "3/min"})
+def test_token_endpoint_is_throttled(alpha, settings):
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**rates, "auth_token": "3/min"},
+    }
     client = alpha.client()
     codes = [
         client.post(

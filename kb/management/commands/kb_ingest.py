@@ -14,12 +14,15 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from kb.curation import ChangeOrigin
 from kb.embeddings import EmbeddingError
 from kb.ingestion.extract import detect_source_type
 from kb.ingestion.prepare import SourceTooLarge
 from kb.services import IngestItem, IngestOutcome, documents_ingest_many, ingest_summary
 from portal.access.services import AccessError, project_ensure
 from portal.commands import command_tenant
+
+CLI_ORIGIN = ChangeOrigin(via="cli")
 
 
 def _loader(path: Path) -> Callable[[], bytes]:
@@ -112,7 +115,9 @@ class Command(BaseCommand):
                 progress.update(1)
 
         try:
-            return documents_ingest_many(project=project, items=items(), on_outcome=tick)
+            return documents_ingest_many(
+                project=project, items=items(), on_outcome=tick, origin=CLI_ORIGIN
+            )
         finally:
             if progress is not None:
                 progress.close()

@@ -192,6 +192,26 @@ def test_min_similarity_floor_moves_weak_hits_out_of_primary(alpha, corpus):
     assert strict.meta["retrieval_stats"]["min_score_used"] == 0.9
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "dense"])
+def test_without_min_similarity_the_list_is_never_shortened_by_the_floor(alpha, corpus, mode):
+    """An integration that asks for top=5 gets 5 ranked hits even when none is relevant; the
+    relevance floor (KB MIN_SIMILARITY) shows in meta instead, and is applied when asked."""
+    query = "zebra xylophone quantum marmalade"
+    unfloored = search(user=corpus["reader"], query=query, limit=5, mode=mode)
+    assert len(unfloored.primary) == 5
+    assert all(hit.cosine < 0.30 for hit in unfloored.primary)
+    stats = unfloored.meta["retrieval_stats"]
+    assert stats["min_score_used"] is None
+    assert stats["relevance_floor"] == 0.30 and stats["relevant_count"] == 0
+    assert unfloored.meta["relevance_level"] == "low"
+    floored = search(user=corpus["reader"], query=query, limit=5, mode=mode, min_similarity=0.30)
+    assert floored.primary == ()
+    assert floored.meta["relevance_level"] == "none"
+    relevant = search(user=corpus["reader"], query="What cache layer did we standardise on?")
+    assert relevant.meta["retrieval_stats"]["relevant_count"] >= 1
+    assert relevant.meta["relevance_level"] == "high"
+
+
 @pytest.mark.parametrize("mode", ["hybrid", "dense", "keyword"])
 def test_foreign_project_and_tenant_never_leak(alpha, corpus, mode):
     for query in QUERIES:
@@ -414,3 +434,55 @@ def test_kb_benchmark_goldset(alpha, corpus, tmp_path):
     hybrid = report["modes"]["hybrid"]
     assert hybrid["hit@8"] == 1.0 and hybrid["mrr@10"] == 1.0
     assert {"ndcg@10", "recall@10", "recall@100", "p50_ms", "p95_ms"} <= set(hybrid)
+
+
+def test_parallel_arms_give_the_same_results_as_sequential(alpha, corpus, monkeypatch, settings):
+    """Outside a transaction the semantic arm runs on a second connection (the caller's tenant
+    schema) while the keyword arm runs; the ranking is exactly the sequential one."""
+    import threading
+
+    from django.db import connection
+
+    from kb.retrieval import parallel
+
+    submitted: list[str] = []
+    real_submit = parallel.submit
+
+    def spy(work):
+        submitted.append(connection.schema_name)
+        return real_submit(work)
+
+    monkeypatch.setattr(parallel, "submit", spy)
+    base = dict(settings.KB)
+    outcome: dict = {}
+
+    def compare() -> None:
+        # A thread of its own: its connection is in autocommit (the test's is in a
+        # transaction) and sees the committed module corpus.
+        try:
+            with alpha.scope():
+                assert not connection.in_atomic_block
+                for query in QUERIES:
+                    settings.KB = {**base, "PARALLEL_ARMS": True}
+                    together = search(user=corpus["reader"], query=query, min_similarity=-1)
+                    settings.KB = {**base, "PARALLEL_ARMS": False}
+                    alone = search(user=corpus["reader"], query=query, min_similarity=-1)
+                    outcome[query] = (together, alone)
+        except BaseException as exc:  # re-raised in the test thread
+            outcome["error"] = exc
+        finally:
+            connection.close()
+            parallel.close_connections()
+
+    thread = threading.Thread(target=compare)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    for query in QUERIES:
+        together, alone = outcome[query]
+        assert together.primary, query
+        assert [h.chunk_id for h in together.primary] == [h.chunk_id for h in alone.primary]
+        assert [h.score for h in together.primary] == [h.score for h in alone.primary]
+        assert together.meta["search_strategy"] == alone.meta["search_strategy"]
+    assert submitted == [alpha.schema] * len(QUERIES)

@@ -198,6 +198,28 @@ class TestDiversify:
         assert [s.candidate.chunk_id for s in sel.runner_up] == [2, 4]
         assert sel.candidates_post_threshold == 3
 
+    def test_without_a_floor_the_limit_is_filled_whatever_the_cosines(self):
+        items = [scored(i, i, 1 - i / 100, cosine=0.05) for i in range(12)]
+        sel = select(
+            items, limit=8, min_similarity=None, max_per_doc=3, runner_up_max=3,
+            runner_up_floor=None,
+        )  # fmt: skip
+        assert [s.candidate.chunk_id for s in sel.primary] == list(range(8))
+        assert [s.candidate.chunk_id for s in sel.runner_up] == [8, 9, 10]
+
+    def test_runner_ups_reach_new_documents_before_repeating_one(self):
+        # doc 1 fills its cap in primary; its later chunks wait behind other documents
+        items = [scored(i, 1, 1 - i / 100) for i in range(5)] + [
+            scored(10, 2, 0.5),
+            scored(11, 3, 0.4),
+        ]
+        sel = select(
+            items, limit=3, min_similarity=None, max_per_doc=3, runner_up_max=15,
+            runner_up_floor=None,
+        )  # fmt: skip
+        assert [s.candidate.chunk_id for s in sel.primary] == [0, 1, 2]
+        assert [s.candidate.chunk_id for s in sel.runner_up] == [10, 11, 3, 4]
+
     def test_runner_up_max(self):
         items = [scored(i, i, 1 - i / 100) for i in range(30)]
         sel = select(

@@ -1,0 +1,84 @@
+"""Run one retrieval arm on a second database connection while the caller runs the other.
+
+The two arms are independent index scans (HNSW and GIN); on separate connections PostgreSQL
+runs them on two backends at once, so a hybrid search costs about the slower arm instead of
+the sum. The worker thread keeps its own Django connection (one extra connection per
+process), pointed at the caller's tenant schema before every task.
+
+Only used outside a transaction: a second connection cannot see rows the caller has not
+committed (tests, a request that wrote first), so inside an atomic block the arms run one
+after the other on the caller's connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from django.db import close_old_connections, connection
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-arm")
+        return _pool
+
+
+def can_run_concurrently() -> bool:
+    """True when the caller's connection holds no open transaction a worker could not see."""
+    return not connection.in_atomic_block
+
+
+def _in_tenant(tenant: object, work: Callable[[], T]) -> T:
+    # What a request start does for the caller's thread: drop a connection that is broken
+    # (database restarted) or past CONN_MAX_AGE, so the worker never reuses a dead one.
+    close_old_connections()
+    if getattr(connection, "schema_name", None) != getattr(tenant, "schema_name", None):
+        connection.set_tenant(tenant)  # type: ignore[attr-defined]  # django-tenants' wrapper
+    return work()
+
+
+# One worker, one task at a time: a second request thread of the process that finds it busy
+# runs its arm inline instead of queueing behind another search.
+_idle = threading.Semaphore(1)
+
+
+def _run(tenant: object, work: Callable[[], T]) -> T:
+    try:
+        return _in_tenant(tenant, work)
+    finally:
+        _idle.release()
+
+
+def submit(work: Callable[[], T]) -> Future[T] | None:
+    """Start `work` on the worker connection in the caller's tenant schema; None when the
+    worker is busy with another search (the caller runs `work` itself)."""
+    if not _idle.acquire(blocking=False):
+        return None
+    tenant = getattr(connection, "tenant", None)
+    try:
+        return _executor().submit(_run, tenant, work)
+    except BaseException:
+        _idle.release()
+        raise
+
+
+def close_connections() -> None:
+    """Close the worker's database connection (tests, before the database goes away)."""
+    with _pool_lock:
+        pool = _pool
+    if pool is not None:
+        # resolved in the worker thread: `connection` is that thread's own wrapper there
+        pool.submit(lambda: connection.close()).result()
