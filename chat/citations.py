@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.prompt import Prompt, PromptSource
+from chat.prose import to_prose
 
 # [1], [1][2] and [1, 2] all count; numbers are short so "[2024]" stays text.
 CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
@@ -46,6 +47,20 @@ def check_citations(answer: str, prompt: Prompt) -> CitationCheck:
     return CitationCheck(text=text, valid=tuple(valid), dropped=tuple(dropped))
 
 
+_SINGLE = re.compile(r"\[(\d{1,3})\]")
+
+
+def renumber(check: CitationCheck) -> tuple[str, dict[int, int]]:
+    """Number the cited sources 1..n in order of first appearance in the answer.
+
+    Returns the rewritten text and {prompt number: shown number}; chips, [n] links and the
+    API's citations all use the shown numbers.
+    """
+    shown = {n: position for position, n in enumerate(check.valid, start=1)}
+    text = _SINGLE.sub(lambda m: f"[{shown.get(int(m.group(1)), int(m.group(1)))}]", check.text)
+    return text, shown
+
+
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """A one-line excerpt of a chunk for a citation chip."""
     flat = " ".join(text.split())
@@ -54,18 +69,18 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def citation_payload(source: PromptSource, *, preview_url: str) -> dict[str, Any]:
-    """The public shape of one citation (API and page)."""
+def citation_payload(source: PromptSource, *, n: int, preview_url: str) -> dict[str, Any]:
+    """The public shape of one citation (API and page); `n` is its number in the answer."""
     hit = source.hit
     return {
-        "n": source.n,
+        "n": n,
         "document_id": hit.document_id,
         "chunk_id": hit.chunk_id,
         "title": hit.title,
         "slug": hit.slug,
         "project_key": hit.project_key,
         "heading_path": hit.heading_path,
-        "excerpt": excerpt(hit.text),
+        "excerpt": excerpt(to_prose(hit.text)),
         "origin": hit.origin,
         "preview_url": preview_url,
         "canonical_status": hit.canonical_status,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 from zoneinfo import ZoneInfo
 
@@ -31,6 +31,9 @@ Answer ONLY from the numbered sources in the prompt. Rules:
    questions even though it is not a source.
 6. If the sources do not answer the question, reply with exactly {NO_GROUNDED_ANSWER}
    and nothing else.
+7. Write plain sentences: no markdown, no [[wikilinks]] (name a document by its title), and
+   copy identifiers (error codes, settings, ADR numbers) exactly as the source writes them.
+8. Lead with the fact the question asks for (the number, the name, the decision, yes or no).
 Be brief: a few sentences or a short list."""
 
 
@@ -56,6 +59,8 @@ class Prompt:
     user: str
     sources: tuple[PromptSource, ...]
     now: dt.datetime
+    previous_question: str = ""  # set when the question reads as a follow-up to it
+    link_titles: dict[str, str] = field(default_factory=dict)  # [[slug]] -> visible title
 
     def source(self, n: int) -> PromptSource | None:
         """The source numbered `n`, or None when the prompt has no such number."""
@@ -66,6 +71,28 @@ class Prompt:
 
 
 REJECTED_APPROACH = "rejected-approach"
+WIKILINK_RE = re.compile(r"\[\[([^\[\]|]+?)(?:\|([^\[\]]+))?\]\]")
+
+
+def wikilink_slugs(sources: tuple[PromptSource, ...]) -> list[str]:
+    """The slugs the sources' text links to with [[wikilinks]], in first-seen order."""
+    seen: dict[str, None] = {}
+    for source in sources:
+        for match in WIKILINK_RE.finditer(source.hit.text):
+            seen.setdefault(match.group(1).strip().lower(), None)
+    return list(seen)
+
+
+def render_wikilinks(text: str, titles: dict[str, str]) -> str:
+    """[[slug]] -> the document's title ([[slug|label]] -> label); unknown slugs keep their name."""
+
+    def title(match: re.Match[str]) -> str:
+        if match.group(2):
+            return match.group(2).strip()
+        slug = match.group(1).strip()
+        return titles.get(slug.lower(), slug)
+
+    return WIKILINK_RE.sub(title, text)
 
 
 def number_sources(result: SearchResult) -> tuple[PromptSource, ...]:
@@ -112,7 +139,13 @@ def _source_block(source: PromptSource) -> str:
 
 
 def build_prompt(
-    *, question: str, sources: tuple[PromptSource, ...], now: dt.datetime, timezone_name: str
+    *,
+    question: str,
+    sources: tuple[PromptSource, ...],
+    now: dt.datetime,
+    timezone_name: str,
+    previous_question: str = "",
+    link_titles: dict[str, str] | None = None,
 ) -> Prompt:
     """Compose the system and user messages of a turn from numbered sources."""
     parts = [
@@ -139,6 +172,8 @@ def build_prompt(
     parts.append(
         f"{CONTEXT_HEADER}\n\n" + "\n\n".join(_source_block(s) for s in by_block["context"])
     )
+    if previous_question:
+        parts.append(f"## Earlier question in this conversation\n{previous_question.strip()}")
     parts.append(
         "## Question\n"
         f"{question.strip()}\n\n"
@@ -151,4 +186,6 @@ def build_prompt(
         user="\n\n".join(parts),
         sources=sources,
         now=now,
+        previous_question=previous_question,
+        link_titles=dict(link_titles or {}),
     )

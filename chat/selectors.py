@@ -75,16 +75,42 @@ class DocumentPreview:
     retrieval_priority: int
     content: str
     content_html: str
+    highlighted_chunk_id: int | None = None  # the cited chunk, wrapped in #cited-chunk
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
-def document_preview(*, user: AnyUser, document_id: int) -> DocumentPreview:
-    """A visible document rebuilt from its chunks; Http404 (one body) for anything not visible."""
+def document_preview(
+    *, user: AnyUser, document_id: int, chunk_id: int | None = None
+) -> DocumentPreview:
+    """A visible document rebuilt from its chunks; Http404 (one body) for anything not visible.
+
+    With `chunk_id` (a chunk of this document), that chunk's text is rendered inside
+    `<section id="cited-chunk">` so the modal can scroll to and highlight the cited passage.
+    """
     document = document_get_visible(user, document_id)
-    chunks = Chunk.objects.filter(document=document).order_by("chunk_order")
-    content = rebuild_content(chunks.values_list("text", "overlap_chars"))
+    rows = list(
+        Chunk.objects.filter(document=document)
+        .order_by("chunk_order")
+        .values_list("id", "text", "overlap_chars")
+    )
+    content = rebuild_content((text, overlap) for _, text, overlap in rows)
+    cited = next((i for i, row in enumerate(rows) if row[0] == chunk_id), None)
+    if cited is None:
+        content_html = render_markdown(content)
+    else:
+        # Chunks follow headings, so each part renders as whole blocks.
+        parts = [rebuild_content((t, o) for _, t, o in part) for part in
+                 (rows[:cited], rows[cited : cited + 1], rows[cited + 1 :])]  # fmt: skip
+        content_html = (
+            render_markdown(parts[0])
+            + f'<section id="cited-chunk" class="cited-chunk" tabindex="-1" '
+            f'data-chunk-id="{int(rows[cited][0])}" aria-label="Cited passage">'
+            + render_markdown(parts[1])
+            + "</section>"
+            + render_markdown(parts[2])
+        )
     return DocumentPreview(
         document_id=document.pk,
         slug=document.slug,
@@ -95,7 +121,8 @@ def document_preview(*, user: AnyUser, document_id: int) -> DocumentPreview:
         canonical_status=document.canonical_status,
         retrieval_priority=document.retrieval_priority,
         content=content,
-        content_html=render_markdown(content),
+        content_html=content_html,
+        highlighted_chunk_id=None if cited is None else rows[cited][0],
     )
 
 
@@ -116,3 +143,21 @@ def chat_logs_for(*, user: AnyUser) -> QuerySet[ChatLog]:
         return ChatLog.objects.none()
     # project_keys is a JSON list; a row is visible when all of its keys are editable.
     return ChatLog.objects.exclude(project_keys=[]).filter(project_keys__contained_by=keys)
+
+
+def document_titles_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, str]:
+    """Titles of the visible documents with these slugs (to render [[wikilinks]] as titles)."""
+    if not slugs:
+        return {}
+    from kb.models import Document
+
+    rows = (
+        Document.objects.visible_to(user)
+        .filter(slug__in=slugs)
+        .order_by("slug", "-updated_at")
+        .values_list("slug", "title")
+    )
+    titles: dict[str, str] = {}
+    for slug, title in rows:
+        titles.setdefault(slug, title)
+    return titles

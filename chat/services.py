@@ -16,10 +16,19 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from chat.citations import CitationCheck, check_citations, citation_payload
+from chat.citations import CitationCheck, check_citations, citation_payload, renumber
 from chat.models import ChatLog, ContentGap, Conversation, Message, MessageRole
-from chat.prompt import NO_GROUNDED_ANSWER, Prompt, build_prompt, number_sources, prompt_now
-from chat.providers import ProviderError, get_provider
+from chat.prompt import (
+    NO_GROUNDED_ANSWER,
+    Prompt,
+    build_prompt,
+    number_sources,
+    prompt_now,
+    wikilink_slugs,
+)
+from chat.prose import to_prose
+from chat.providers import AnswerProvider, ProviderError, get_provider
+from chat.selectors import document_titles_by_slug
 from kb.retrieval.types import SearchFilters, SearchResult
 from portal.access.models import Project
 
@@ -86,6 +95,26 @@ def is_grounded(result: SearchResult) -> bool:
     )
 
 
+def is_supported(question: str, result: SearchResult) -> bool:
+    """The evidence gate after `is_grounded`: a close match, or the question's specific words.
+
+    Hybrid fused scores are relative to the batch, so a question about a deleted document
+    still finds a "best" hit among the rest. A primary chunk must either be close in meaning
+    (cosine bar) or hold enough of the question's IDF-weighted words.
+    """
+    from kb.retrieval.support import query_support
+
+    min_cosine = float(settings.CHAT["GROUNDING_MIN_COSINE"])
+    if any(hit.cosine is not None and hit.cosine >= min_cosine for hit in result.primary):
+        return True
+    support = query_support(
+        query=question,
+        chunk_ids=[hit.chunk_id for hit in result.primary],
+        language=settings.KB["FTS_LANGUAGE"],
+    )
+    return support >= float(settings.CHAT["GROUNDING_MIN_SUPPORT"])
+
+
 def content_gap_record(*, question: str, project_keys: list[str]) -> None:
     """Count an unanswered question once per project ("" when unscoped); best effort."""
     normalised = normalise_question(question)
@@ -134,6 +163,29 @@ def _visible_keys(user: AbstractBaseUser, keys: tuple[str, ...]) -> list[str]:
     return [key for key in keys if key in visible]
 
 
+FOLLOW_UP_MAX_WORDS = 10
+_FOLLOW_UP = re.compile(
+    r"^(and|but|also|what about|how about|what if)\b|\b(it|its|it's|they|them|their|that|this|"
+    r"those|these|there|he|she|the (same|last|first|next|previous|other))\b",
+    re.IGNORECASE,
+)
+
+
+def previous_question(conversation: Conversation | None, question: str) -> str:
+    """The conversation's last question when `question` reads as a follow-up to it, else ""."""
+    if conversation is None or len(question.split()) > FOLLOW_UP_MAX_WORDS:
+        return ""
+    if not _FOLLOW_UP.search(question):
+        return ""
+    last = (
+        Message.objects.filter(conversation=conversation, role=MessageRole.USER)
+        .order_by("-created_at", "-pk")
+        .values_list("content", flat=True)
+        .first()
+    )
+    return last or ""
+
+
 def _preview_url(document_id: int) -> str:
     return reverse("chat-api-document-preview", kwargs={"pk": document_id})
 
@@ -148,6 +200,7 @@ def _search(*, user: AbstractBaseUser, question: str, filters: SearchFilters) ->
             user=user,
             query=question,
             filters=filters,
+            limit=int(settings.CHAT["SEARCH_LIMIT"]),
             min_similarity=float(settings.KB["MIN_SIMILARITY"]),
         )
     except InvalidSearchRequest as exc:
@@ -161,14 +214,21 @@ def message_send(
     question: str,
     filters: SearchFilters | None = None,
     conversation: Conversation | None = None,
+    provider: AnswerProvider | None = None,
 ) -> TurnResult:
     """Retrieve -> grounding gate -> prompt -> provider -> citation check -> store + log.
 
     Raises ChatInputError for bad input and ProviderError when the provider fails
-    (nothing is stored then except the chat log row).
+    (nothing is stored then except the chat log row). `provider` overrides the configured
+    one (the answer harness measures a named provider).
     """
     for item in message_stream(
-        user=user, question=question, filters=filters, conversation=conversation, stream=False
+        user=user,
+        question=question,
+        filters=filters,
+        conversation=conversation,
+        stream=False,
+        provider=provider,
     ):
         if isinstance(item, TurnResult):
             return item
@@ -182,6 +242,7 @@ def message_stream(
     filters: SearchFilters | None = None,
     conversation: Conversation | None = None,
     stream: bool = True,
+    provider: AnswerProvider | None = None,
 ) -> Iterator[str | TurnResult]:
     """The chat turn as a stream: answer text pieces as a streaming provider produces them,
     then the stored TurnResult (refusals yield only the result). Same errors as message_send.
@@ -196,7 +257,10 @@ def message_stream(
         )
     filters = filters or SearchFilters()
     started = time.monotonic()
-    result = _search(user=user, question=question, filters=filters)
+    previous = previous_question(conversation, question)
+    # A follow-up ("how many shards does it have?") is searched with the question before it.
+    retrieval_question = f"{previous} {question}" if previous else question
+    result = _search(user=user, question=retrieval_question, filters=filters)
     sources = number_sources(result)
     gap_keys = _visible_keys(user, filters.project_keys)
     log_keys = gap_keys or sorted({s.hit.project_key for s in sources})
@@ -229,7 +293,7 @@ def message_stream(
         )
         return
 
-    if not is_grounded(result):
+    if not is_grounded(result) or not is_supported(retrieval_question, result):
         # Refused before any provider is called: nothing to ground an answer on.
         meta["latency_ms"] = _elapsed_ms(started)
         content_gap_record(question=question, project_keys=gap_keys)
@@ -246,9 +310,14 @@ def message_stream(
 
     tz_name = settings.CHAT["PROMPT_TIMEZONE"]
     prompt = build_prompt(
-        question=question, sources=sources, now=prompt_now(tz_name), timezone_name=tz_name
+        question=question,
+        sources=sources,
+        now=prompt_now(tz_name),
+        timezone_name=tz_name,
+        previous_question=previous,
+        link_titles=document_titles_by_slug(user=user, slugs=wikilink_slugs(sources)),
     )
-    provider = get_provider()
+    provider = provider or get_provider()
     meta.update(provider=provider.name, model=provider.model, chunks_used=len(sources))
     try:
         if stream and getattr(provider, "supports_streaming", False):
@@ -327,18 +396,25 @@ def _finish_answer(
             chunk_ids=chunk_ids,
             log_keys=log_keys,
         )
+    answer, shown = renumber(check)
+    # In the shown numbering (1..n, as in the answer and the citations).
+    meta["citation_check"] = {"valid": list(shown.values()), "dropped": list(check.dropped)}
     citations = []
-    for n in sorted(check.valid):
-        source = prompt.source(n)
+    for prompt_n, n in shown.items():
+        source = prompt.source(prompt_n)
         if source is not None:
             citations.append(
-                citation_payload(source, preview_url=_preview_url(source.hit.document_id))
+                citation_payload(
+                    source,
+                    n=n,
+                    preview_url=_preview_url(source.hit.document_id),
+                )
             )
     return _store_turn(
         user=user,
         conversation=conversation,
         question=question,
-        answer=check.text,
+        answer=to_prose(answer, prompt.link_titles),
         citations=citations,
         refusal_reason=None,
         meta=meta,

@@ -178,7 +178,10 @@ def chat_stream(request: HttpRequest) -> StreamingHttpResponse:
 @login_required
 @require_GET
 def chat_preview(request: HttpRequest, pk: int) -> HttpResponse:
-    """The citation modal's body: the sanitised document (same 404 rule as the API)."""
-    preview = document_preview(user=request.user, document_id=pk)
+    """The citation modal's body: the sanitised document (same 404 rule as the API), with
+    the cited chunk (`?chunk=<id>`) highlighted; an unknown or foreign chunk is ignored."""
+    raw_chunk = request.GET.get("chunk", "")
+    chunk_id = int(raw_chunk) if raw_chunk.isdigit() and len(raw_chunk) < 19 else None
+    preview = document_preview(user=request.user, document_id=pk, chunk_id=chunk_id)
     template = f"{PAGE}#preview-body" if request.htmx else "chat/document.html"
     return TemplateResponse(request, template, {"preview": preview})

@@ -355,6 +355,11 @@ KB: dict[str, Any] = {
     "RERANK_RECENCY_HALF_LIFE_DAYS": env_float("KB_RERANK_RECENCY_HALF_LIFE_DAYS", 180.0),
     "RERANK_STATUS_WEIGHT": env_float("KB_RERANK_STATUS_WEIGHT", 0.02),
     "RERANK_MENTION_BOOST_WEIGHT": env_float("KB_RERANK_MENTION_BOOST_WEIGHT", 0.50),
+    # Identifiers named in a query (ADR-0005, GW-4021, env vars, slugs): their documents join
+    # the candidates with the mention boost; one contained in more documents singles none out.
+    "IDENTIFIER_BOOST_ENABLED": env_bool("KB_IDENTIFIER_BOOST_ENABLED", True),
+    "IDENTIFIER_MAX_DOCS": env_int("KB_IDENTIFIER_MAX_DOCS", 8),
+    "IDENTIFIER_MAX_CHUNKS": env_int("KB_IDENTIFIER_MAX_CHUNKS", 12),
     # Canonical trust gradient
     "CANONICAL_PRIORITY_WEIGHT": env_float("KB_CANONICAL_PRIORITY_WEIGHT", 0.001),
     "CANONICAL_SUPERSEDED_PENALTY": env_float("KB_CANONICAL_SUPERSEDED_PENALTY", 0.40),
@@ -390,8 +395,14 @@ CHAT: dict[str, Any] = {
     "API_KEY": env_str("KB_CHAT_API_KEY"),
     "TIMEOUT": env_float("KB_CHAT_TIMEOUT", 30.0),
     "STREAMING": env_bool("KB_CHAT_STREAMING", True),
+    # Chunks retrieved per chat turn: a fact often sits in a list or table chunk ranked 9-12.
+    "SEARCH_LIMIT": env_int("KB_CHAT_SEARCH_LIMIT", 12),
+    # The offline answer embeds this many best-by-words units to judge them by meaning too.
+    "EXTRACTIVE_EMBED_UNITS": env_int("KB_CHAT_EXTRACTIVE_EMBED_UNITS", 12),
     "GROUNDING_MIN_SCORE": env_float("KB_GROUNDING_MIN_SCORE", 0.25),
     "GROUNDING_MIN_COSINE": env_float("KB_GROUNDING_MIN_COSINE", 0.45),
+    # ...and below that cosine, the share of the question's IDF-weighted words one chunk holds.
+    "GROUNDING_MIN_SUPPORT": env_float("KB_GROUNDING_MIN_SUPPORT", 0.20),
     "PROMPT_TIMEZONE": env_str("KB_PROMPT_TIMEZONE", "UTC"),
     "QUESTION_MAX_CHARS": env_int("KB_QUESTION_MAX_CHARS", 10_000),
 }

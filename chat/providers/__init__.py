@@ -36,7 +36,7 @@ def register_provider(name: str, factory: ProviderFactory) -> None:
 def _extractive() -> AnswerProvider:
     from chat.providers.extractive import ExtractiveProvider
 
-    return ExtractiveProvider()
+    return ExtractiveProvider(embed_units=int(settings.CHAT["EXTRACTIVE_EMBED_UNITS"]))
 
 
 def _openai() -> AnswerProvider:

@@ -28,7 +28,7 @@ def cite_markers(answer: str, citations: list[dict[str, Any]]) -> SafeString:
         citation = by_n.get(int(match.group(1)))
         if citation is None:
             return match.group(0)
-        url = reverse("chat-preview", kwargs={"pk": citation["document_id"]})
+        url = preview_href(citation)
         return format_html(
             '<a class="cite-ref" href="{}" data-preview-url="{}" '
             'aria-label="Open source {}: {}">[{}]</a>',
@@ -41,6 +41,20 @@ def cite_markers(answer: str, citations: list[dict[str, Any]]) -> SafeString:
 
     with_code = _CODE.sub(r"<code>\1</code>", escaped)
     return mark_safe(_MARKER.sub(replace, with_code))  # noqa: S308 - built from escaped parts
+
+
+@register.filter
+def preview_href(citation: dict[str, Any]) -> str:
+    """The preview of a cited document, opened at the cited chunk."""
+    url = reverse("chat-preview", kwargs={"pk": citation["document_id"]})
+    chunk_id = citation.get("chunk_id")
+    return f"{url}?chunk={int(chunk_id)}" if chunk_id else url
+
+
+@register.filter
+def status_badge(status: str | None) -> str:
+    """The label a chip shows for a source that is not accepted ("" for accepted/uncurated)."""
+    return "" if not status or status == "accepted" else status
 
 
 @register.filter

@@ -42,6 +42,7 @@ def select(
     max_per_doc: int,
     runner_up_max: int,
     runner_up_floor: float | None,
+    exempt_from_floor: frozenset[int] = frozenset(),
 ) -> Selection:
     """Primary = the first `limit` hits (above `min_similarity` when one is given) after the
     cap; then up to `runner_up_max` runner-ups.
@@ -50,8 +51,14 @@ def select(
     still reach `runner_up_floor` (when given), in fused order with the same per-document
     cap (over-cap chunks last), so they widen the set of documents before repeating one.
     Without a floor the primary list is never shorter than `limit` while candidates remain.
+    Chunks in `exempt_from_floor` (they contain an identifier the query names; embeddings do
+    not read codes) skip the floors.
     """
-    kept = [item for item in ordered if passes_floor(item, min_similarity)]
+    kept = [
+        item
+        for item in ordered
+        if item.candidate.chunk_id in exempt_from_floor or passes_floor(item, min_similarity)
+    ]
     capped = cap_per_document(kept, max_per_doc)
     primary = capped[:limit]
     primary_ids = {item.candidate.chunk_id for item in primary}

@@ -20,6 +20,7 @@ from kb.retrieval.diversify import passes_floor, select
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
 from kb.retrieval.expand import expand
 from kb.retrieval.fusion import FUSION_METHODS, KEYWORD_ONLY, fuse, merge_arms
+from kb.retrieval.identifiers import identifier_candidates
 from kb.retrieval.inject import inject, pick_rejected
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
 from kb.retrieval.rerank import Weights
@@ -218,6 +219,19 @@ def search(
     else:
         method = fusion_method
     candidates = merge_arms(semantic, keyword)
+    exempt: frozenset[int] = frozenset()
+    if kb["IDENTIFIER_BOOST_ENABLED"]:
+        # Identifiers the query names (ADR-0005, GW-4021, a slug) mean exactly those documents.
+        named = identifier_candidates(
+            query=arm_query,
+            scope=scope,
+            vector=vector,
+            max_docs=kb["IDENTIFIER_MAX_DOCS"],
+            max_chunks=kb["IDENTIFIER_MAX_CHUNKS"],
+        )
+        candidates = merge_arms(candidates, named.candidates)
+        all_mentions = (*all_mentions, *named.slugs)
+        exempt = named.naming_chunk_ids
     ordered = fuse(
         candidates,
         method=method,
@@ -236,6 +250,7 @@ def search(
         max_per_doc=kb["MAX_CHUNKS_PER_DOC"],
         runner_up_max=kb["RUNNER_UP_MAX"],
         runner_up_floor=None if floor is None else min(floor, kb["RUNNER_UP_MIN_SIMILARITY"]),
+        exempt_from_floor=exempt,
     )
 
     primary_docs: list[int] = []

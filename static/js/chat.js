@@ -5,6 +5,7 @@
   var modal = function () { return document.getElementById("preview-modal"); };
   var body = function () { return document.getElementById("preview-body"); };
   var lastPreviewUrl = null;
+  var lastOpener = null;
 
   function setState(state, html) {
     var el = body();
@@ -46,6 +47,7 @@
     var opener = target.closest("[data-preview-url]");
     if (opener && window.htmx && modal() && typeof modal().showModal === "function") {
       event.preventDefault();
+      lastOpener = opener;
       if (!modal().open) { modal().showModal(); }
       loadPreview(opener.getAttribute("data-preview-url"));
       return;
@@ -64,8 +66,21 @@
     if (target && target.id === "preview-body") {
       var ready = target.querySelector("[data-state]");
       target.setAttribute("data-state", ready ? ready.getAttribute("data-state") : "ready");
+      // Open at the cited passage: scroll it into view and move keyboard focus onto it.
+      var cited = target.querySelector("#cited-chunk");
+      if (cited) {
+        cited.scrollIntoView({ block: "start" });
+        cited.focus({ preventScroll: true });
+      }
     }
   });
+
+  // Closing the modal (Esc, the close button, the backdrop) returns focus to the chip.
+  document.addEventListener("close", function (event) {
+    if (event.target === modal() && lastOpener && document.contains(lastOpener)) {
+      lastOpener.focus();
+    }
+  }, true);
 
   function onFailure(event) {
     var detail = event.detail || {};

@@ -45,6 +45,17 @@ The Zanzibar shipping protocol sends cargo manifests to the harbour office every
 
 Manifests that arrive late are re-sent by the harbour office on the next hourly cycle.
 """
+DRAFT = """---
+type: runbook
+status: draft
+slug: quokka-pallet-labels
+---
+
+# Quokka warehouse pallet labels
+
+Every pallet in the Quokka warehouse gets a yellow label with a QR code before it leaves the dock.
+The label printer sits next to dock door 7 and is refilled every Tuesday.
+"""
 
 
 @pytest.fixture(scope="module")
@@ -62,12 +73,10 @@ def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterato
             project, _ = Project.objects.get_or_create(
                 key=BROWSER_KEY, defaults={"name": "Harbour ops"}
             )
-            document_ingest(
-                project=project,
-                source_path="zanzibar.md",
-                content=HOSTILE,
-                embedder=local_embedder,
-            )
+            for path, content in (("zanzibar.md", HOSTILE), ("quokka.md", DRAFT)):
+                document_ingest(
+                    project=project, source_path=path, content=content, embedder=local_embedder
+                )
             last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
             last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         make_user(
@@ -244,3 +253,57 @@ def test_a_streaming_provider_streams_into_the_page(page, settings):
     finally:
         fake.shutdown()
         fake.server_close()
+
+
+def test_chips_run_1_to_n_and_open_the_modal_at_the_highlighted_passage(page):
+    _ask(page, "What does GW-4021 mean and what should I do when it fires?")
+    answer = page.locator("article.bubble-answer").last
+    assert answer.get_attribute("data-refusal-reason") == ""
+    # [n] links in order of first appearance, and the chips, both count 1, 2, 3, ...
+    seen: list[int] = []
+    for ref in answer.locator("a.cite-ref").all_inner_texts():
+        n = int(ref.strip("[]"))
+        if n not in seen:
+            seen.append(n)
+    assert seen == list(range(1, len(seen) + 1)), seen
+    chips = answer.locator("a.chip")
+    chip_numbers = [int(t) for t in answer.locator("a.chip .chip-n").all_inner_texts()]
+    assert sorted(chip_numbers) == list(range(1, len(chip_numbers) + 1)), chip_numbers
+    listed = [int(t) for t in answer.locator("ul.citations a.chip .chip-n").all_inner_texts()]
+    assert listed == sorted(listed), listed
+
+    chip = chips.first
+    chunk_id = chip.get_attribute("data-chunk-id")
+    chip.click()
+    page.wait_for_selector("#preview-body[data-state=ready]")
+    cited = page.locator("#preview-body #cited-chunk")
+    assert cited.count() == 1
+    assert cited.get_attribute("data-chunk-id") == chunk_id
+    assert cited.inner_text().strip()
+    # the passage is scrolled into the modal's view and holds the keyboard focus
+    assert page.evaluate("document.activeElement && document.activeElement.id") == "cited-chunk"
+    box = cited.bounding_box()
+    viewport = page.viewport_size
+    assert box is not None and viewport is not None
+    assert 0 <= box["y"] < viewport["height"], box
+    _shoot(page, "cited-passage")
+
+    # keyboard only: Escape closes and gives focus back to the chip; Enter reopens
+    page.keyboard.press("Escape")
+    assert not page.locator("#preview-modal").evaluate("dialog => dialog.open")
+    assert page.evaluate("document.activeElement.classList.contains('chip')")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#preview-body[data-state=ready] #cited-chunk")
+    assert page.locator("#preview-modal").evaluate("dialog => dialog.open")
+    page.keyboard.press("Escape")
+
+
+def test_a_draft_source_carries_its_status_badge(page):
+    _ask(page, "Where is the label printer for Quokka warehouse pallets?")
+    answer = page.locator("article.bubble-answer").last
+    chip = answer.locator("a.chip", has_text="Quokka")
+    assert chip.count() >= 1, answer.inner_html()
+    badge = chip.first.locator(".badge-status")
+    assert badge.inner_text() == "draft"
+    assert "dock door 7" in answer.inner_text()
+    _shoot(page, "draft-badge")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chat.services import message_send
+from chat.services import message_send, previous_question
 from kb.demo import DEMO_CORPUS_DIR
 from tests.chat.conftest import REAL_HANDBOOK_KEY
 from tests.conftest import make_user
@@ -63,3 +63,59 @@ def test_a_rejected_approach_question_warns_about_it(alpha, reader):
     slugs = {c["slug"]: c for c in turn.citations}
     assert "rej-memcached" in slugs, turn.citations
     assert "Memcached" in turn.answer
+
+
+GOLDSET = DEMO_CORPUS_DIR.parent / "ANSWERS.jsonl"
+
+
+def test_the_answer_harness_on_the_gold_set_meets_the_measured_bar(alpha, reader):
+    """The offline answer on the demo gold set (numbers in benchmarks/RESULTS.md)."""
+    from chat.evaluation import load_answer_goldset, run_goldset
+
+    report = run_goldset(user=reader, questions=load_answer_goldset(GOLDSET))
+    metrics = report.metrics
+    failures = [(s.question.q, s.answer[:160]) for s in report.failures()]
+    print(f"\nchat gold set: {metrics}")
+    assert metrics["refusal_accuracy"] == 1.0, failures
+    assert metrics["stale_leaks"] == 0, failures
+    assert metrics["gold_citation"] >= 0.95, failures
+    assert metrics["fact_recall"] >= 0.85, failures
+
+
+def test_a_deleted_documents_question_is_refused_not_answered_from_weak_matches(alpha, reader):
+    from django.utils import timezone
+
+    from kb.models import Document
+
+    question = "How much is on-call compensation?"
+    before = message_send(user=reader, question=question)
+    assert before.refusal_reason is None
+    assert "on-call" in {c["slug"] for c in before.citations}
+    document = Document.objects.get(project__key=REAL_HANDBOOK_KEY, slug="on-call")
+    document.deleted_at = timezone.now()
+    document.save(update_fields=["deleted_at"])
+    after = message_send(user=reader, question=question)
+    assert after.refusal_reason == "no_relevant_context", after.answer
+    assert after.citations == []
+
+
+def test_a_follow_up_is_answered_in_the_context_of_the_question_before_it(alpha, reader):
+    first = message_send(user=reader, question="How do I rotate a merchant API key?")
+    follow_up = message_send(
+        user=reader, question="And what if the key was leaked?", conversation=first.conversation
+    )
+    assert follow_up.conversation == first.conversation
+    assert follow_up.refusal_reason is None
+    assert "rb-rotate-api-keys" in {c["slug"] for c in follow_up.citations}
+    # a self-contained question in the same conversation is searched on its own
+    assert previous_question(first.conversation, "And what if the key was leaked?") == (
+        "And what if the key was leaked?"  # the last question asked there
+    )
+    assert previous_question(first.conversation, "Which laptop do new engineers get?") == ""
+
+
+def test_an_adr_number_is_honoured_in_retrieval_and_in_the_answer(alpha, reader):
+    turn = message_send(user=reader, question="What did ADR-0005 decide?")
+    assert turn.refusal_reason is None
+    assert turn.citations[0]["slug"] == "dec-message-queue", turn.citations
+    assert "Kafka" in turn.answer

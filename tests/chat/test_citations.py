@@ -43,3 +43,14 @@ def test_excerpt_is_one_line_and_bounded():
     assert short == "line one line two"
     assert len(excerpt(text)) <= 282
     assert excerpt(text).endswith("…")
+
+
+def test_citations_are_renumbered_1_to_n_in_order_of_first_appearance():
+    from chat.citations import renumber
+
+    sources = [hit(n, f"text {n}") for n in range(1, 13)]
+    prompt = prompt_for("q", result(sources))
+    check = check_citations("Kafka [11]. Redis [7][11]. SQS [3]. Bad [40].", prompt)
+    text, shown = renumber(check)
+    assert text == "Kafka [1]. Redis [2][1]. SQS [3]. Bad."
+    assert shown == {11: 1, 7: 2, 3: 3}

@@ -99,3 +99,111 @@ def test_sentence_splitter_drops_markup_and_fragments():
         "# Title\n\n- **Owner:** Platform team runs it.\n\nOk.\n\nOne. Two three four five."
     )
     assert sentences == ["Owner: Platform team runs it.", "Two three four five."]
+
+
+NOTIFY = """## Configuration
+
+| Variable | Default | Meaning |
+|----------|---------|---------|
+| `NTF_WEBHOOK_TIMEOUT_SECONDS` | `10` | per attempt |
+| `NTF_SMS_DAILY_CAP` | `5000` | per tenant |
+"""
+LOGGING = """## 4. What must never be logged
+
+- **Secrets**: API keys, passwords, tokens, HMAC secrets, session IDs.
+- **Recipient PII**: names, street addresses, email addresses, phone numbers. Use `recipient_hash` if you need correlation.
+"""
+QUEUE = """# ADR-0005: Apache Kafka as the event backbone
+
+## Decision
+
+Use **Apache Kafka 3.6 on Amazon MSK** (3 brokers) as the single event backbone.
+
+## Alternatives considered
+
+- **Amazon SQS FIFO** — capped at 3,000 messages/s and there is no replay once a message is deleted. Rejected.
+"""
+
+
+def test_a_table_row_is_quoted_with_its_column_headers():
+    _, text = _answer(
+        "What is the default daily SMS cap per tenant?",
+        result([hit(1, NOTIFY), hit(2, ONBOARDING)]),
+    )
+    assert "NTF_SMS_DAILY_CAP — Default: 5000; Meaning: per tenant [1]." in text
+    assert "|" not in text and "`" not in text
+
+
+def test_a_list_item_keeps_the_heading_it_sits_under():
+    _, text = _answer(
+        "May we log customer email addresses?", result([hit(1, LOGGING), hit(2, ONBOARDING)])
+    )
+    first = text.split("[1]")[0]
+    assert "What must never be logged: Recipient PII: names, street addresses, email" in first
+    assert "recipient_hash" in first  # the underscore of the identifier survives
+    assert "**" not in text
+
+
+def test_which_questions_quote_the_decision_not_the_rejected_alternative():
+    _, text = _answer(
+        "Which message queue carries tracking events?",
+        result([hit(1, QUEUE, title="ADR-0005: Apache Kafka as the event backbone",
+                    canonical_type="decision", canonical_status="accepted")]),
+    )  # fmt: skip
+    lead = text.split("[1]")[0]
+    assert "Kafka" in lead, text
+    assert "SQS" not in lead
+
+
+def test_why_not_questions_may_quote_the_rejected_alternative():
+    _, text = _answer(
+        "Why did we not choose SQS?",
+        result([hit(1, QUEUE, title="ADR-0005", canonical_type="decision",
+                    canonical_status="accepted")]),
+    )  # fmt: skip
+    assert "3,000 messages/s" in text
+
+
+def test_an_identifier_in_the_question_picks_the_unit_that_names_it():
+    codes = (
+        "| Code | HTTP | Meaning |\n|---|---|---|\n"
+        "| `GW-4011 API_KEY_REVOKED` | 401 | Key was revoked |\n"
+        "| `GW-4012 API_KEY_EXPIRED` | 401 | Key past its grace period |\n"
+        "| `GW-4013 API_KEY_SCOPE` | 403 | Key lacks scope |\n"
+    )
+    _, text = _answer("What does GW-4012 mean?", result([hit(1, codes), hit(2, ONBOARDING)]))
+    assert text.startswith("GW-4012 API_KEY_EXPIRED — HTTP: 401; Meaning: Key past its grace")
+
+
+def test_a_duration_question_quotes_the_unit_with_the_duration():
+    text_in = (
+        "The notifications service sends webhooks to merchants. "
+        "Merchants can replay webhook deliveries from the dashboard. "
+        "A merchant endpoint must answer a webhook within 10 seconds."
+    )
+    _, text = _answer(
+        "How long does a merchant endpoint have to answer a webhook?",
+        result([hit(1, text_in), hit(2, ONBOARDING)]),
+    )
+    assert text.split("[1]")[0].strip().endswith("within 10 seconds")
+
+
+def test_a_rejected_approach_on_another_topic_adds_no_warning():
+    search_result = result(
+        [hit(1, ONBOARDING, title="Onboarding")],
+        rejected=[
+            hit(2, MEMCACHED, title="Rejected: Use Memcached as the cache layer",
+                canonical_type="rejected-approach", origin="rejected_injection", cosine=0.41)
+        ],
+    )  # fmt: skip
+    _, text = _answer("How long does the buddy programme last?", search_result)
+    assert "⚠" not in text and "[2]" not in text
+
+
+def test_wikilinks_render_as_titles_and_markdown_markers_go():
+    body = "Sessions use the cluster from [[dec-cache-v2]]; *never* cache them **locally**."
+    search_result = result([hit(1, body), hit(2, ONBOARDING)])
+    prompt = prompt_for("Where do sessions live?", search_result)
+    prompt = prompt.__class__(**{**prompt.__dict__, "link_titles": {"dec-cache-v2": "ADR-0011"}})
+    text = ExtractiveProvider().answer(prompt).text
+    assert "Sessions use the cluster from ADR-0011; never cache them locally [1]." in text

@@ -45,7 +45,12 @@ class FakeOpenAI(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            for piece in ["Redis Cluster ", "is the standard ", "cache [1]."]:
+            pieces = getattr(self.server, "pieces", None) or [
+                "Redis Cluster ",
+                "is the standard ",
+                "cache [1].",
+            ]
+            for piece in pieces:
                 event = {"choices": [{"delta": {"content": piece}}]}
                 self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                 self.wfile.flush()
@@ -156,3 +161,79 @@ def test_an_unknown_provider_name_is_a_typed_error(settings):
     settings.CHAT = {**settings.CHAT, "PROVIDER": "nope"}
     with pytest.raises(ProviderError):
         get_provider()
+
+
+# --- the whole turn on the LLM path, held to the same bar as the offline answer ------------
+
+
+@pytest.fixture
+def llm(settings, fake_server):
+    host, port = fake_server.server_address[:2]
+    settings.CHAT = {
+        **settings.CHAT,
+        "PROVIDER": "openai",
+        "BASE_URL": f"http://{host}:{port}/v1",
+        "STREAMING": True,
+    }
+    settings.KB = {**settings.KB, "MIN_SIMILARITY": 0.2}  # hash embedder cosines sit near 0.3
+    return fake_server
+
+
+FAILOVER = "How do I fail over the Redis cluster when a primary is down?"
+
+
+@pytest.mark.django_db
+def test_the_llm_answer_is_renumbered_1_to_n_and_rendered_as_prose(alpha, handbook, llm):
+    from chat.services import message_stream
+    from tests.chat.conftest import HANDBOOK_KEY
+    from tests.conftest import make_user
+
+    user = make_user(alpha, "llm-reader", projects={HANDBOOK_KEY: "reader"})
+    llm.pieces = ["Promote the replica **now** [3]. ", "See [[dec-cache-v2]] [1][3]."]
+    items = list(message_stream(user=user, question=FAILOVER))
+    turn = items[-1]
+    assert items[:-1] == llm.pieces  # streamed as the server sent it
+    assert turn.refusal_reason is None
+    numbers = [c["n"] for c in turn.citations]
+    assert numbers == [1, 2]
+    assert turn.answer.startswith("Promote the replica now [1]. See ")
+    assert turn.answer.endswith(" [2][1].")
+    assert "[[" not in turn.answer and "**" not in turn.answer
+    assert "dec-cache-v2" not in turn.answer  # the wikilink became the document's title
+    prompt = llm.requests[0]["body"]["messages"]
+    assert "no [[wikilinks]]" in prompt[0]["content"]
+
+
+@pytest.mark.django_db
+def test_the_llm_refusal_token_is_a_self_refusal(alpha, handbook, llm):
+    from chat.services import message_send
+    from tests.chat.conftest import HANDBOOK_KEY
+    from tests.conftest import make_user
+
+    user = make_user(alpha, "llm-reader", projects={HANDBOOK_KEY: "reader"})
+    llm.pieces = ["__NO_GROUNDED_", "ANSWER__"]
+    turn = message_send(user=user, question=FAILOVER)
+    assert turn.refusal_reason == "llm_self_refusal"
+    assert turn.citations == []
+
+
+@pytest.mark.django_db
+def test_the_harness_measures_an_openai_compatible_provider(alpha, handbook, llm):
+    from chat.evaluation import GoldQuestion, run_goldset
+    from tests.chat.conftest import HANDBOOK_KEY
+    from tests.conftest import make_user
+
+    user = make_user(alpha, "llm-reader", projects={HANDBOOK_KEY: "reader"})
+    llm.pieces = ["Run CLUSTER FAILOVER on the replica [1]."]
+    report = run_goldset(
+        user=user,
+        questions=[
+            GoldQuestion(q=FAILOVER, facts=(("CLUSTER FAILOVER",),), slugs=("rb-redis-failover",)),
+            GoldQuestion(q="What is the capital of Australia?", refuse=True),
+        ],
+        provider=_provider(llm, streaming=True),
+    )
+    assert report.provider == "openai"
+    assert report.metrics["fact_recall"] == 1.0
+    assert report.metrics["refusal_accuracy"] == 1.0
+    assert len(llm.requests) == 1  # the off-topic question never reached the provider

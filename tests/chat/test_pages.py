@@ -242,3 +242,49 @@ def test_a_conversation_keeps_its_project_filter(alpha, reader):
     )
     html = _client(alpha, reader).get(f"/chat/c/{conversation.pk}/").content.decode()
     assert '<option value="page-other" selected>' in html
+
+
+def test_every_non_accepted_status_is_badged_on_its_chip(alpha, reader):
+    statuses = ["accepted", "draft", "review", "superseded", "deprecated", "archived"]
+    conversation = Conversation.objects.create(user=reader, title="statuses")
+    Message.objects.create(
+        conversation=conversation,
+        role="assistant",
+        content=" ".join(f"Fact [{n}]." for n in range(1, len(statuses) + 1)),
+        citations=[
+            _citation(n, f"Doc {status}", status, "primary")
+            for n, status in enumerate(statuses, start=1)
+        ],
+    )
+    html = _client(alpha, reader).get(f"/chat/c/{conversation.pk}/").content.decode()
+    chips = re.findall(r'<a class="chip[^"]*".*?</a>', html, re.S)
+    assert len(chips) == len(statuses)
+    for chip, status in zip(chips, statuses, strict=True):
+        badges = re.findall(r'class="badge badge-status[^"]*">([a-z]+)<', chip)
+        assert badges == ([] if status == "accepted" else [status]), chip
+        # every chip opens the preview at its cited chunk
+        assert re.search(r'data-preview-url="/chat/preview/\d+/\?chunk=\d+"', chip), chip
+
+
+def test_the_preview_opens_at_the_cited_chunk(alpha, reader):
+    from kb.models import Chunk, Document
+
+    document = Document.objects.get(project__key=HANDBOOK_KEY, slug="rb-redis-failover")
+    chunks = list(Chunk.objects.filter(document=document).order_by("chunk_order"))
+    cited = chunks[len(chunks) // 2]
+    client = _client(alpha, reader)
+    url = f"/chat/preview/{document.pk}/"
+    html = client.get(f"{url}?chunk={cited.pk}", **_htmx("preview-body")).content.decode()
+    section = re.search(r'<section id="cited-chunk".*?</section>', html, re.S).group(0)
+    assert f'data-chunk-id="{cited.pk}"' in section
+    first_words = " ".join(cited.text[cited.overlap_chars :].split()[:3]).lstrip("# ")
+    assert first_words.split()[0] in section
+    assert html.count('id="cited-chunk"') == 1
+    # the rest of the document is still there, before and after the passage
+    assert html.index("Runbook: Redis Cluster failover") < html.index('id="cited-chunk"')
+    # a chunk of another document, or garbage, is ignored: no highlight, no error
+    other = Chunk.objects.exclude(document=document).first()
+    for bad in (str(other.pk), "abc", "-1", "9" * 30):
+        response = client.get(f"{url}?chunk={bad}", **_htmx("preview-body"))
+        assert response.status_code == 200
+        assert "cited-chunk" not in response.content.decode()

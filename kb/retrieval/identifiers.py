@@ -1,0 +1,152 @@
+"""Identifiers named in a query (ADR numbers, error codes, env vars, slugs, quoted titles).
+
+Embeddings blur `ADR-0005` into `ADR-0011` and `GW-4012` into `GW-4013`; a reader who names
+an identifier means exactly that one. This stage finds the documents that define it (slug,
+frontmatter id or title) or, failing that, the few that contain it, adds their chunks to the
+candidates and asks the ranker to boost them like an @mention.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import connection
+
+from kb.retrieval.arms import _COLUMNS, Scope, _candidates, _tables, vector_literal
+from kb.retrieval.types import Candidate
+
+# A token joined by - _ . or / (ADR-0005, ERR-NTF-6002, INGEST_DEDUPE_FAIL_OPEN,
+# tracking.events.raw, dec-rate-limiting); trailing sentence punctuation is not part of it.
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_./][A-Za-z0-9]+)+")
+# An acronym or code word in capitals (SQS, FLUSHALL, HMAC256): as exact as a code.
+_CAPITALS = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{2,}(?![\w-])")
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{4,120})[\"“”']")
+MAX_IDENTIFIERS = 5
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueryIdentifiers:
+    exact: tuple[str, ...]  # matched in titles, ids, slugs and chunk text
+    slug_like: tuple[str, ...]  # lower-case-hyphen words: only a document slug counts
+    titles: tuple[str, ...]  # quoted phrases: only a document title counts
+
+    def __bool__(self) -> bool:
+        return bool(self.exact or self.slug_like or self.titles)
+
+
+@dataclass(frozen=True, kw_only=True)
+class IdentifierMatch:
+    candidates: tuple[Candidate, ...]
+    slugs: tuple[str, ...]  # documents to boost like an @mention
+    naming_chunk_ids: frozenset[int] = frozenset()  # chunks whose text names an identifier
+
+
+def query_identifiers(query: str) -> QueryIdentifiers:
+    """The identifiers a query names, in order of first appearance."""
+    exact: list[str] = []
+    slug_like: list[str] = []
+    for token in _TOKEN.findall(query):
+        if re.fullmatch(r"[\d.,/:-]+", token):
+            continue  # numbers, dates and versions are not names
+        distinctive = (
+            any(ch.isdigit() for ch in token)
+            or "_" in token
+            or (any(ch.isupper() for ch in token) and not token.istitle())
+            or re.search(r"[a-z]\.[a-z]", token) is not None
+        )
+        target = exact if distinctive else slug_like
+        if token not in target:
+            target.append(token)
+    for word in _CAPITALS.findall(query):
+        if word not in exact:
+            exact.append(word)
+    titles = [m.strip() for m in _QUOTED.findall(query) if " " in m.strip()]
+    return QueryIdentifiers(
+        exact=tuple(exact[:MAX_IDENTIFIERS]),
+        slug_like=tuple(s.lower() for s in slug_like[:MAX_IDENTIFIERS]),
+        titles=tuple(titles[:MAX_IDENTIFIERS]),
+    )
+
+
+def _word_pattern(identifier: str) -> str:
+    """A case-insensitive POSIX regex matching the identifier as a whole word."""
+    return r"(^|[^A-Za-z0-9_])" + re.escape(identifier) + r"($|[^A-Za-z0-9_])"
+
+
+def identifier_candidates(
+    *,
+    query: str,
+    scope: Scope,
+    vector: Sequence[float] | None,
+    max_docs: int,
+    max_chunks: int,
+) -> IdentifierMatch:
+    """Chunks of the visible documents that define (or, failing that, contain) an identifier.
+
+    An identifier contained in more than `max_docs` documents does not single anything out
+    and is ignored; documents that define it (slug, frontmatter id, title) always count.
+    """
+    found = query_identifiers(query)
+    if not found:
+        return IdentifierMatch(candidates=(), slugs=())
+    t = _tables()
+    defining_ids: list[int] = []  # documents an identifier names: all their chunks count
+    containing_ids: list[int] = []  # documents that mention it: the chunks that do count
+    patterns: list[str] = []
+    with connection.cursor() as cursor:
+        for identifier in found.exact:
+            pattern = _word_pattern(identifier)
+            cursor.execute(
+                f"""SELECT d.id FROM {t["document"]} d
+                    WHERE d.id IN ({scope.sql})
+                      AND (lower(d.slug) = lower(%s) OR lower(d.doc_id) = lower(%s)
+                           OR d.title ~* %s)""",
+                (*scope.params, identifier, identifier, pattern),
+            )
+            defining = [row[0] for row in cursor.fetchall()]
+            defining_ids.extend(d for d in defining if d not in defining_ids)
+            if defining:
+                continue
+            cursor.execute(
+                f"""SELECT DISTINCT c.document_id FROM {t["chunk"]} c
+                    WHERE c.document_id IN ({scope.sql}) AND c.text ~* %s
+                    LIMIT %s""",
+                (*scope.params, pattern, max_docs + 1),
+            )
+            containing = [row[0] for row in cursor.fetchall()]
+            if not containing or len(containing) > max_docs:
+                continue  # everywhere (or nowhere): it singles nothing out
+            patterns.append(pattern)
+            containing_ids.extend(d for d in containing if d not in containing_ids)
+        if found.slug_like or found.titles:
+            cursor.execute(
+                f"""SELECT d.id FROM {t["document"]} d
+                    WHERE d.id IN ({scope.sql})
+                      AND (lower(d.slug) = ANY(%s) OR lower(d.title) = ANY(%s))""",
+                (*scope.params, list(found.slug_like), [x.lower() for x in found.titles]),
+            )
+            defining_ids.extend(r[0] for r in cursor.fetchall() if r[0] not in defining_ids)
+        if not defining_ids and not containing_ids:
+            return IdentifierMatch(candidates=(), slugs=())
+        cosine = "1 - (c.embedding <=> %s::vector)" if vector is not None else "NULL::float8"
+        order = "c.embedding <=> %s::vector" if vector is not None else "c.chunk_order"
+        literal = (vector_literal(vector),) if vector is not None else ()
+        cursor.execute(
+            f"""SELECT {_COLUMNS}, {cosine} AS cosine, NULL::float8 AS keyword_score
+                FROM {t["chunk"]} c
+                JOIN {t["document"]} d ON d.id = c.document_id
+                JOIN {t["project"]} p ON p.id = d.project_id
+                WHERE c.document_id = ANY(%s)
+                   OR (c.document_id = ANY(%s) AND c.text ~* ANY(%s))
+                ORDER BY {order}, c.id
+                LIMIT %s""",
+            (*literal, defining_ids, containing_ids, patterns or [""], *literal, max_chunks),
+        )
+        rows = cursor.fetchall()
+    candidates = _candidates(rows, arm="identifier")
+    slugs = tuple(dict.fromkeys(c.slug.lower() for c in candidates))
+    compiled = [re.compile(_word_pattern(i), re.IGNORECASE) for i in found.exact]
+    naming = frozenset(c.chunk_id for c in candidates if any(p.search(c.text) for p in compiled))
+    return IdentifierMatch(candidates=tuple(candidates), slugs=slugs, naming_chunk_ids=naming)

@@ -1,0 +1,47 @@
+"""How much of a query the retrieved chunks actually contain (the grounding gate's evidence).
+
+A cosine of 0.35 can mean "about the same topic" or "shares the word password". Weighting
+each query lexeme by its inverse document frequency tells the two apart: the words that make
+a question specific (compensation, Wi-Fi) are rare, and an answer that lacks them is not one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import connection
+
+from kb.retrieval.arms import _document_frequencies, _tables, idf
+
+
+def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> float:
+    """The best IDF-weighted share (0..1) of the query's lexemes that one of the chunks holds.
+
+    Lexemes no chunk of the tenant contains weigh the most: a question about something the
+    knowledge base never mentions is not supported by whatever it shares in common words.
+    """
+    if not chunk_ids:
+        return 0.0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT lexeme FROM unnest(to_tsvector(%s::regconfig, %s))",
+            [language, query],
+        )
+        lexemes = [row[0] for row in cursor.fetchall()]
+        if not lexemes:
+            return 0.0
+        total, frequencies = _document_frequencies(cursor)
+        weights = {lex: idf(total, frequencies.get(lex, 0)) for lex in lexemes}
+        whole = sum(weights.values())
+        if whole <= 0:
+            return 0.0
+        cursor.execute(
+            f"SELECT tsvector_to_array(search_vector) FROM {_tables()['chunk']} "
+            "WHERE id = ANY(%s) AND search_vector IS NOT NULL",
+            [list(chunk_ids)],
+        )
+        best = 0.0
+        for (array,) in cursor.fetchall():
+            held = sum(weights[lex] for lex in set(array or ()) & weights.keys())
+            best = max(best, held / whole)
+    return round(best, 4)
