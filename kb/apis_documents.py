@@ -13,13 +13,15 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kb.apis_uploads import UPLOAD_RESPONSES, UploadInputSerializer, documents_upload
 from kb.curation import METADATA_FIELDS, ChangeOrigin, registered_editor
 from kb.filters import SearchFilters
-from kb.ingestion.extract import SOURCE_TYPES, detect_source_type
+from kb.ingestion.extract import DOCUMENT_TYPES, SOURCE_TYPES, detect_source_type
 from kb.models import TAG_MAX_CHARS, CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
 from kb.services import document_ingest, document_soft_delete, document_update_metadata
@@ -27,6 +29,10 @@ from kb.services import ingest_summary as build_ingest_summary
 from portal.access.models import PROJECT_KEY_VALIDATOR
 from portal.access.selectors import project_get_visible, user_can_edit
 from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
+from portal.parsers import LimitedJSONParser
+
+# JSON carries text; PDF and Word files arrive as multipart uploads
+TEXT_SOURCE_TYPES = tuple(kind for kind in SOURCE_TYPES if kind not in DOCUMENT_TYPES)
 
 
 @extend_schema_serializer(component_name="KbDocument")
@@ -71,6 +77,8 @@ class DocumentListApi(APIView):
     """List visible documents (filters, pages); ingest a document into a project."""
 
     pagination_class = Pagination
+    # JSON ingests in the request; multipart uploads are queued for the workers
+    parser_classes = [LimitedJSONParser, MultiPartParser]
 
     @property
     def max_body_bytes(self) -> int:
@@ -96,7 +104,7 @@ class DocumentListApi(APIView):
         source_path = serializers.CharField(max_length=1000)
         title = serializers.CharField(required=False, max_length=500)
         content = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        source_type = serializers.ChoiceField(choices=SOURCE_TYPES, required=False)
+        source_type = serializers.ChoiceField(choices=TEXT_SOURCE_TYPES, required=False)
 
         def validate_source_path(self, value: str) -> str:
             if "\x00" in value:
@@ -113,7 +121,17 @@ class DocumentListApi(APIView):
             return value
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            if not attrs.get("source_type") and detect_source_type(attrs["source_path"]) is None:
+            detected = detect_source_type(attrs["source_path"])
+            if not attrs.get("source_type") and detected in DOCUMENT_TYPES:
+                raise serializers.ValidationError(
+                    {
+                        "source_path": [
+                            "PDF and Word files are uploaded as files: POST multipart/form-data "
+                            "with project_key and files."
+                        ]
+                    }
+                )
+            if not attrs.get("source_type") and detected is None:
                 raise serializers.ValidationError(
                     {
                         "source_path": [
@@ -150,20 +168,27 @@ class DocumentListApi(APIView):
 
     @extend_schema(
         operation_id="kb_documents_create",
-        request=InputSerializer,
+        request={
+            "application/json": InputSerializer,
+            "multipart/form-data": UploadInputSerializer,
+        },
         responses={
+            **UPLOAD_RESPONSES,
             201: IngestSummarySerializer,
             200: IngestSummarySerializer,
             400: OpenApiResponse(
-                description="Field errors, or the content is over the ingestion budget"
+                description="Field errors, or the content is over the ingestion budget; "
+                "for uploads, an empty file"
             ),
             403: FORBIDDEN,
             404: NOT_FOUND,
             503: OpenApiResponse(description="The embedding provider failed; nothing written"),
         },
-        summary="Create or update a document (ingest its content)",
+        summary="Create or update a document: JSON ingests now, multipart files are queued",
     )
     def post(self, request: Request) -> Response:
+        if request.content_type.startswith("multipart/form-data"):
+            return documents_upload(request)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

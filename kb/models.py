@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
@@ -24,6 +25,8 @@ class SourceType(models.TextChoices):
     MARKDOWN = "markdown", "Markdown"
     TEXT = "text", "Plain text"
     HTML = "html", "HTML"
+    PDF = "pdf", "PDF"
+    DOCX = "docx", "Word"
 
 
 class CanonicalType(models.TextChoices):
@@ -249,3 +252,62 @@ class Edge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_document_id} -{self.edge_type}-> {self.to_slug}"
+
+
+class JobState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    EXTRACTING = "extracting", "Extracting"
+    EMBEDDING = "embedding", "Embedding"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+FINISHED_JOB_STATES = (JobState.DONE, JobState.FAILED)
+
+
+class IngestJobQuerySet(models.QuerySet["IngestJob"]):
+    def visible_to(self, user: AnyUser) -> IngestJobQuerySet:
+        """Jobs are an editor's tool: visible to editors/admins of the job's project."""
+        return self.filter(project__in=Project.objects.editable_by(user))
+
+
+class IngestJob(models.Model):
+    """One file queued for background ingestion; its bytes stay for re-indexing."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="ingest_jobs")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    source_path = models.CharField(max_length=1000)
+    source_type = models.CharField(max_length=20, choices=SourceType.choices)
+    content = models.BinaryField()
+    size = models.PositiveBigIntegerField(default=0)
+    # re-index: ingest even when the bytes are unchanged (e.g. after a model change)
+    force = models.BooleanField(default=False)
+    state = models.CharField(max_length=20, choices=JobState.choices, default=JobState.QUEUED)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=20, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    warnings = models.JSONField(default=list, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    task_id = models.CharField(max_length=64, blank=True, default="")
+    document = models.ForeignKey(
+        Document, on_delete=models.SET_NULL, null=True, blank=True, related_name="ingest_jobs"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = IngestJobQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "-created_at"], name="kb_job_project_recent")]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} {self.source_path} ({self.state})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in FINISHED_JOB_STATES

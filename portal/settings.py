@@ -116,6 +116,9 @@ SHARED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc served from our static files, no CDN
+    # the ingestion queue lives in the public schema; every job carries its tenant schema
+    "django_tasks",
+    "django_tasks_db",
 ]
 TENANT_APPS = [
     "django.contrib.contenttypes",
@@ -276,6 +279,16 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# --- Background tasks (django-tasks, database backend: the queue is a PostgreSQL table) -------
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Tasks the workers enqueue on a schedule: dotted path of a django-tasks task -> period in
+# seconds (0 disables). Exactly one worker enqueues each period (a shared-cache claim).
+PERIODIC_TASKS: dict[str, int] = {
+    "privacy.tasks.retention_purge_all": env_int("RETENTION_PURGE_EVERY_SECONDS", 86_400),
+}
+# the multipart parser must accept a full batch of uploads (Django's default is 100)
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("KB_UPLOAD_MAX_FILES", 100)
+
 # --- Logging -----------------------------------------------------------------------------
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {
@@ -321,6 +334,13 @@ KB: dict[str, Any] = {
     "INGEST_MAX_NESTING": env_int("KB_INGEST_MAX_NESTING", 20),
     "INGEST_MAX_CHUNKS": env_int("KB_INGEST_MAX_CHUNKS", 10_000),
     "INGEST_MAX_SECONDS": env_float("KB_INGEST_MAX_SECONDS", 60.0),
+    # Uploads (browser and multipart API): per-file size, files per request, worker retries
+    "UPLOAD_MAX_FILE_BYTES": env_int("KB_UPLOAD_MAX_FILE_BYTES", 25 * 1024 * 1024),
+    "UPLOAD_MAX_FILES": env_int("KB_UPLOAD_MAX_FILES", 100),
+    "INGEST_JOB_MAX_ATTEMPTS": env_int("KB_INGEST_JOB_MAX_ATTEMPTS", 3),
+    # how often a worker looks for jobs whose worker died (and requeues them)
+    "WORKER_REAP_SECONDS": env_float("KB_WORKER_REAP_SECONDS", 10.0),
+    "WORKER_POLL_SECONDS": env_float("KB_WORKER_POLL_SECONDS", 1.0),
     # Retrieval arms
     "FTS_LANGUAGE": env_str("KB_FTS_LANGUAGE", "english"),
     "HYBRID_SEARCH_ENABLED": env_bool("KB_HYBRID_SEARCH_ENABLED", True),

@@ -30,7 +30,7 @@ urlpatterns = [
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
     path("chat/", include("chat.urls")),
-    path("search/", include("kb.urls_pages")),
+    path("", include("kb.urls_pages")),
     path("mcp/", include("integrations.urls")),
     path("", include("privacy.urls")),
 ]

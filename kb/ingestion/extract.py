@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import PurePosixPath
+from typing import Any
 
 EXTENSION_TYPES: dict[str, str] = {
     ".md": "markdown",
@@ -14,8 +15,12 @@ EXTENSION_TYPES: dict[str, str] = {
     ".txt": "text",
     ".html": "html",
     ".htm": "html",
+    ".pdf": "pdf",
+    ".docx": "docx",
 }
-SOURCE_TYPES: tuple[str, ...] = ("markdown", "text", "html")
+SOURCE_TYPES: tuple[str, ...] = ("markdown", "text", "html", "pdf", "docx")
+# binary formats with their own reader (kb.ingestion.pdf / kb.ingestion.docx)
+DOCUMENT_TYPES: tuple[str, ...] = ("pdf", "docx")
 BINARY_SNIFF_BYTES = 8192
 
 
@@ -28,6 +33,8 @@ class Extracted:
     text: str
     source_type: str
     warnings: list[str] = field(default_factory=list)
+    title: str = ""  # from the file's own metadata (PDF, Word), when it has one
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def detect_source_type(source_path: str) -> str | None:
@@ -123,6 +130,8 @@ def extract(*, source_path: str, content: bytes | str, source_type: str | None =
         raise UnsupportedSource(
             f"unknown source type {kind!r}; use one of {', '.join(SOURCE_TYPES)}"
         )
+    if kind in DOCUMENT_TYPES:
+        return _extract_document(kind, content)
     warnings: list[str] = []
     if isinstance(content, bytes):
         if looks_binary(content):
@@ -138,6 +147,31 @@ def extract(*, source_path: str, content: bytes | str, source_type: str | None =
     if kind == "html":
         text, _title = html_to_text(text)
     return Extracted(text=text, source_type=kind, warnings=warnings)
+
+
+def _extract_document(kind: str, content: bytes | str) -> Extracted:
+    """PDF or Word bytes to Markdown; a file the reader refuses is UnsupportedSource."""
+    from kb.ingestion.docx import DocxProblem, docx_to_text
+    from kb.ingestion.pdf import PdfProblem, pdf_to_text
+
+    if isinstance(content, str):
+        raise UnsupportedSource(f"{kind} content must be the file's bytes, not text")
+    try:
+        if kind == "pdf":
+            pdf = pdf_to_text(content)
+            return Extracted(
+                text=pdf.text,
+                source_type=kind,
+                warnings=pdf.warnings,
+                title=pdf.title,
+                metadata={"pages": pdf.pages},
+            )
+        word = docx_to_text(content)
+    except (PdfProblem, DocxProblem) as exc:
+        raise UnsupportedSource(str(exc)) from exc
+    if not word.text.strip():
+        raise UnsupportedSource("the Word document has no text")
+    return Extracted(text=word.text, source_type=kind, warnings=word.warnings, title=word.title)
 
 
 def html_title(markup: str) -> str:

@@ -110,7 +110,7 @@ def prepare_document(
         front = Frontmatter(body=extracted.text)
     body = front.body
 
-    resolved_title = (title or "").strip() or front.title
+    resolved_title = (title or "").strip() or front.title or extracted.title
     if not resolved_title and extracted.source_type in ("markdown", "html"):
         h1 = first_h1(body)
         if h1:
@@ -137,7 +137,7 @@ def prepare_document(
                 "(KB_INGEST_MAX_CHUNKS); split it into smaller files"
             )
         deadline.check()
-    metadata: dict[str, Any] = {}
+    metadata: dict[str, Any] = dict(extracted.metadata)
     if front.raw:
         metadata["frontmatter"] = front.raw
     if front.errors:

@@ -12,7 +12,8 @@ from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from portal.access.models import Membership, Project
+from portal.access.models import Membership, Project, Role
+from portal.access.services import membership_set
 from portal.admin_site import NotFoundOutOfScopeMixin, site
 
 site.register(get_user_model(), UserAdmin)
@@ -51,8 +52,15 @@ class ProjectAdmin(NotFoundOutOfScopeMixin, ProjectAdminPermissionsMixin, admin.
         return [] if request.user.is_superuser or obj is None else ["key"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        """Superusers, and admins of a project (they become admin of what they create)."""
+        return self.has_module_permission(request)
+
+    def save_model(self, request: HttpRequest, obj: Project, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
         user = request.user
-        return bool(user.is_active and user.is_authenticated and user.is_superuser)
+        if not change and not user.is_superuser and isinstance(user, get_user_model()):
+            # without a membership the creator could not see (or staff) the new project
+            membership_set(user=user, project=obj, role=Role.ADMIN)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # projects own documents (PROTECT); retire them by removing members

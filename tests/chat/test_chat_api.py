@@ -218,7 +218,7 @@ def test_a_broken_chat_log_never_breaks_the_answer(answerable, alpha, reader, mo
             {"question": "q", "filters": {"date_from": "2024-02-01", "date_to": "2024-01-01"}},
             "filters",
         ),
-        ({"question": "q", "filters": {"source_types": ["pdf"]}}, "filters"),
+        ({"question": "q", "filters": {"source_types": ["xlsx"]}}, "filters"),
         ({"question": "q", "conversation_id": "abc"}, "conversation_id"),
     ],
 )

@@ -48,7 +48,8 @@ def test_ingest_reports_bad_files_and_keeps_going(alpha, capsys, tmp_path):
     (tmp_path / "docs" / "good.md").write_text("# Good\n\nFine.\n")
     (tmp_path / "docs" / "latin.txt").write_bytes("caf\xe9\n".encode("latin-1"))
     (tmp_path / "docs" / "image.md").write_bytes(b"\x89PNG\x00\x00")
-    (tmp_path / "docs" / "notes.pdf").write_bytes(b"%PDF")  # not a supported type: ignored
+    (tmp_path / "docs" / "sheet.xlsx").write_bytes(b"PK")  # not a supported type: ignored
+    (tmp_path / "docs" / "broken.pdf").write_bytes(b"%PDF")  # supported, unreadable: skipped
     (tmp_path / "docs" / ".hidden.md").write_text("# Hidden\n")
     (tmp_path / "docs" / "sub").mkdir()
     (tmp_path / "docs" / "sub" / "page.html").write_text("<h1>Page</h1><p>x</p>")
@@ -64,13 +65,17 @@ def test_ingest_reports_bad_files_and_keeps_going(alpha, capsys, tmp_path):
     failed = {f["path"]: f["error"] for f in summary["failed"]}
     assert str(tmp_path / "missing") in failed
     assert any(path.endswith("locked.md") for path in failed) or summary["created"] == 4
-    assert summary["created"] >= 3 and summary["skipped"] == 1
+    assert summary["created"] >= 3 and summary["skipped"] == 2
     paths = set(
         Document.objects.filter(project__key="cmd-bad").values_list("source_path", flat=True)
     )
     assert {"docs/good.md", "docs/latin.txt", "docs/sub/page.html"} <= paths
     assert any("invalid UTF-8" in w for w in summary["warnings"])
     assert any("binary" in w for w in summary["warnings"])
+    assert any(
+        w.startswith("docs/broken.pdf: skipped: not a readable PDF") for w in summary["warnings"]
+    )
+    assert not any("sheet.xlsx" in w for w in summary["warnings"])
 
 
 def test_ingest_human_output_and_quiet(alpha, capsys, tmp_path):
@@ -130,6 +135,27 @@ def test_kb_check_fails_on_unembedded_or_non_unit_vectors_and_missing_index(
     assert report["max_norm_deviation"] > 1
     assert report["indexes"]["hnsw_embedding_cosine"] is False
     assert len(report["problems"]) == 3
+
+
+def test_ingest_into_a_project_without_members_warns_how_to_add_one(alpha, capsys, tmp_path):
+    from portal.access.services import user_upsert
+
+    (tmp_path / "note.md").write_text("# Note\n\nHello.\n")
+    out = run(capsys, "kb_ingest", "--tenant", "alpha", "--project", "lonely", str(tmp_path))
+    assert "project 'lonely' has no members" in out.err
+    assert "user_create NAME --tenant alpha --password PASSWORD --project lonely:editor" in out.err
+
+    as_json = run(
+        capsys, "kb_ingest", "--tenant", "alpha", "--project", "lonely", "--json", str(tmp_path)
+    )
+    json.loads(as_json.out)  # stdout stays machine output
+    assert "has no members" in as_json.err
+
+    user_upsert(
+        username="lonely-editor", password="pw-123456", project_roles=[("lonely", "editor")]
+    )
+    again = run(capsys, "kb_ingest", "--tenant", "alpha", "--project", "lonely", str(tmp_path))
+    assert "has no members" not in again.err
 
 
 @pytest.mark.parametrize(

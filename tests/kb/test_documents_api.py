@@ -116,7 +116,7 @@ def test_list_pagination(alpha, corpus):
 
 @pytest.mark.parametrize(
     ("query", "field"),
-    [("source_type=pdf", "source_type"), ("canonical_status=bogus", "canonical_status"),
+    [("source_type=xlsx", "source_type"), ("canonical_status=bogus", "canonical_status"),
      ("page_size=0", "page_size"), ("page=abc", "page")],
 )  # fmt: skip
 def test_list_rejects_bad_filters_with_field_errors(alpha, corpus, query, field):

@@ -81,13 +81,13 @@ def test_wikilinks_and_slugify():
 
 def test_extract_detects_types_and_refuses_binaries():
     assert detect_source_type("a/B.MD") == "markdown"
-    assert detect_source_type("x.htm") == "html" and detect_source_type("x.pdf") is None
+    assert detect_source_type("x.htm") == "html" and detect_source_type("x.xlsx") is None
     with pytest.raises(UnsupportedSource, match="binary"):
         extract(source_path="a.txt", content=b"ab\x00cd")
-    with pytest.raises(UnsupportedSource, match="unsupported file type .pdf"):
-        extract(source_path="a.pdf", content=b"%PDF")
+    with pytest.raises(UnsupportedSource, match="unsupported file type .xlsx"):
+        extract(source_path="a.xlsx", content=b"PK")
     with pytest.raises(UnsupportedSource, match="unknown source type"):
-        extract(source_path="a.md", content="x", source_type="docx")
+        extract(source_path="a.md", content="x", source_type="xlsx")
     result = extract(source_path="a.txt", content=b"ok \xff\xfe end\r\n")
     assert result.text == "ok \ufffd\ufffd end\n" and "invalid UTF-8" in result.warnings[0]
 

@@ -53,3 +53,27 @@ def test_administered_by_is_the_admin_role_or_superuser(alpha):
             "adm-a"
         ]
         assert Project.objects.administered_by(root).count() == Project.objects.count()
+
+
+def test_a_project_admin_creates_a_project_and_administers_it(alpha, client_for):
+    with alpha.scope():
+        project_ensure(key="adm-c")
+    boss = make_user(alpha, "boss3", projects={"adm-c": "admin"})
+    editor = make_user(alpha, "editor3", projects={"adm-c": "editor"})
+    response = client_for(boss).post(
+        "/admin/access/project/add/", {"key": "adm-new", "name": "New team"}
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    with alpha.scope():
+        created = Project.objects.get(key="adm-new")
+        assert Membership.objects.get(project=created).user == boss
+        assert Membership.objects.get(project=created).role == "admin"
+    # the creator can now add members to it
+    add_page = client_for(boss).get("/admin/access/membership/add/").content.decode()
+    assert ">adm-new</option>" in add_page
+    # editors (no admin role anywhere) cannot create projects
+    assert client_for(editor).post(
+        "/admin/access/project/add/", {"key": "adm-nope", "name": "x"}
+    ).status_code in (403, 404)
+    with alpha.scope():
+        assert not Project.objects.filter(key="adm-nope").exists()

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from chat.models import ChatLog, ContentGap, Conversation, Message
+from kb.worker import enqueue_due_periodic_tasks, run_queued_tasks
 from privacy.retention import retention_purge
 from tests.conftest import make_user
 
@@ -98,3 +99,22 @@ def test_by_default_everything_is_kept(aged, settings, capsys):
     assert "Kept forever (no retention set): chat_log, conversations, content_gaps" in out
     assert "alpha: nothing to purge" in out
     assert surviving(aged)["logs"] == {"log_old", "log_new"}
+
+
+def test_workers_enqueue_the_purge_once_per_period_and_it_runs(aged, settings):
+    settings.PERIODIC_TASKS = {"privacy.tasks.retention_purge_all": 3600}
+    start = NOW.timestamp()
+    assert enqueue_due_periodic_tasks(now=start) == ["privacy.tasks.retention_purge_all"]
+    # a second worker in the same period finds it claimed
+    assert enqueue_due_periodic_tasks(now=start + 60) == []
+    with time_machine.travel(NOW, tick=False):
+        assert run_queued_tasks() == 1
+    assert surviving(aged) == {"logs": {"log_new"}, "conversations": {"conv_new"}, "gaps": 1}
+    # the next period enqueues it again
+    assert enqueue_due_periodic_tasks(now=start + 3600) == ["privacy.tasks.retention_purge_all"]
+    assert run_queued_tasks() == 1
+
+
+def test_a_zero_period_disables_the_periodic_purge(settings):
+    settings.PERIODIC_TASKS = {"privacy.tasks.retention_purge_all": 0}
+    assert enqueue_due_periodic_tasks(now=NOW.timestamp()) == []

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -87,7 +89,7 @@ def _django(script: str, env: dict[str, str]) -> dict:
 
 
 @pytest.fixture(scope="module")
-def fault_db(tmp_path_factory):
+def fault_db():
     """A throwaway embedded server with one migrated tenant, `faults`.
 
     This process owns the server for the whole module (the steps only connect to it), so
@@ -96,13 +98,17 @@ def fault_db(tmp_path_factory):
     import pgserver
     from pgserver import _commands
 
-    data_dir = tmp_path_factory.mktemp("faultdb") / "pg"
+    # not under pytest's basetemp: a concurrent pytest session resets pytest-of-<user> to mode
+    # 0700, after which the server's own OS user (pgserver, when run as root) cannot stop it
+    folder = Path(tempfile.mkdtemp(prefix="gw-faultdb-"))
+    data_dir = folder / "pg"
     server = pgserver.get_server(str(data_dir), cleanup_mode=None)
     env = _env(data_dir, server.get_uri())
     token = _django(SETUP, env)["token"]
     yield env, token
     kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
     _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=str(data_dir), **kwargs)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_the_request_after_a_database_restart_succeeds(fault_db):

@@ -82,11 +82,20 @@ class Command(BaseCommand):
             with command_tenant(str(options["tenant"])):
                 project = project_ensure(key=str(options["project"]))
                 outcomes = self._ingest(project, sources, show_progress=not (as_json or quiet))
+                orphaned = not project.memberships.exists()
         except (AccessError, EmbeddingError, ImproperlyConfigured) as exc:
             raise CommandError(str(exc)) from exc
         summary = ingest_summary(outcomes)
         summary["failed"] = missing + summary["failed"]
         self._report(summary, as_json=as_json, quiet=quiet)
+        if orphaned and not quiet:
+            # on stderr even with --json: the documents are invisible to everyone but superusers
+            self.stderr.write(
+                f"warning: project {project.key!r} has no members, so only tenant superusers can "
+                f"see its documents. Add one with: ./dev manage user_create NAME --tenant "
+                f"{options['tenant']} --password PASSWORD --project {project.key}:editor "
+                "(or add a Membership in the admin console at /admin/)"
+            )
         if summary["failed"]:
             raise CommandError(f"{len(summary['failed'])} file(s) failed", returncode=1)
 

@@ -1,0 +1,219 @@
+"""PDF bytes -> Markdown-ish text: one `## Page N` section per page, tables as pipe tables.
+
+pdfplumber (MIT) reads the layout, so two-column pages are read column by column and ruled
+tables come out as tables; pypdfium2 (Apache-2.0/BSD) does the fast upload-time checks.
+Page headings make the page number part of every chunk's heading path, so a citation and the
+preview can say "Page 12".
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+PAGE_HEADING = "## Page {number}"
+# words crossing the page's vertical centre line, as a share of all words, below which a
+# page reads as two columns
+TWO_COLUMN_CROSSING_SHARE = 0.04
+MIN_COLUMN_LINES = 6  # a side with fewer lines is a table or a caption, not a column
+PARAGRAPH_GAP_LINES = 1.5
+LEADING_MARKUP_RE = re.compile(r"^(\s*)([#>|]|[-*+] |\d+\. )", re.MULTILINE)
+
+
+class PdfProblem(ValueError):
+    """The PDF cannot be ingested; `code` is encrypted, no_text or unreadable."""
+
+    def __init__(self, message: str, *, code: str = "unreadable") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, kw_only=True)
+class PdfText:
+    text: str
+    title: str
+    pages: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def pdf_check(data: bytes) -> int:
+    """Page count of a readable PDF with text; PdfProblem (message for the user) otherwise."""
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise PdfProblem(
+                "the PDF is encrypted (password protected); remove the password and upload again",
+                code="encrypted",
+            ) from exc
+        raise PdfProblem(f"not a readable PDF ({exc})") from exc
+    try:
+        pages = len(document)
+        if pages == 0:
+            raise PdfProblem("the PDF has no pages")
+        for index in range(pages):
+            page = document[index]
+            textpage = page.get_textpage()
+            try:
+                if textpage.get_text_range().strip():
+                    return pages
+            finally:
+                textpage.close()
+                page.close()
+        raise PdfProblem(
+            "the PDF has no text layer (a scan or images only); run OCR on it first, "
+            "Groundwork does not read images",
+            code="no_text",
+        )
+    finally:
+        document.close()
+
+
+def pdf_to_text(data: bytes, *, fallback_title: str = "") -> PdfText:
+    """Markdown-ish text of every page, page headings included."""
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFPasswordIncorrect
+
+    pages_count = pdf_check(data)
+    parts: list[str] = []
+    warnings: list[str] = []
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            title = _metadata_title(pdf.metadata) or fallback_title
+            for number, page in enumerate(pdf.pages, start=1):
+                body = _page_text(page)
+                if not body.strip():
+                    warnings.append(f"page {number} has no text")
+                parts.append(PAGE_HEADING.format(number=number) + "\n\n" + body.strip() + "\n")
+                page.flush_cache()  # keep memory per page, not per document
+    except PDFPasswordIncorrect as exc:  # pragma: no cover - pdf_check refuses these first
+        raise PdfProblem("the PDF is encrypted (password protected)", code="encrypted") from exc
+    except PdfProblem:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any parser failure is a bad file, not a crash
+        raise PdfProblem(f"could not read the PDF ({type(exc).__name__}: {exc})") from exc
+    return PdfText(text="\n".join(parts), title=title, pages=pages_count, warnings=warnings)
+
+
+def _metadata_title(metadata: dict[str, Any]) -> str:
+    raw = metadata.get("Title") or ""
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", "replace")
+    title = str(raw).strip()
+    # generators often write placeholders; a file name is no better than our own fallback
+    return (
+        "" if title.lower() in {"untitled", "microsoft word"} or title.endswith(".pdf") else title
+    )
+
+
+def _page_text(page: Any) -> str:
+    """Reading order: a full-width header, then each column top to bottom."""
+    width = float(page.width)
+    words = page.extract_words()
+    if not words:
+        return ""
+    centre = width / 2
+    crossing = [w for w in words if w["x0"] < centre < w["x1"]]
+    # words crossing the centre above the columns (a title) form a full-width header
+    header_bottom = max((w["bottom"] for w in crossing), default=float(page.bbox[1]))
+    body = [w for w in words if w["top"] > header_bottom]
+    left_lines = {round(w["top"]) for w in body if w["x1"] <= centre}
+    right_lines = {round(w["top"]) for w in body if w["x0"] >= centre}
+    two_columns = (
+        len(crossing) <= TWO_COLUMN_CROSSING_SHARE * len(words)
+        and min(len(left_lines), len(right_lines)) >= MIN_COLUMN_LINES
+    )
+    if not two_columns:
+        return _region_text(page)
+    top, bottom = float(page.bbox[1]), float(page.bbox[3])
+    regions = []
+    if crossing:
+        regions.append(page.crop((page.bbox[0], top, page.bbox[2], header_bottom + 0.5)))
+    body_top = header_bottom + 0.5 if crossing else top
+    regions.append(page.crop((page.bbox[0], body_top, page.bbox[0] + centre, bottom)))
+    regions.append(page.crop((page.bbox[0] + centre, body_top, page.bbox[2], bottom)))
+    return "\n\n".join(text for region in regions if (text := _region_text(region)).strip())
+
+
+def _region_text(region: Any) -> str:
+    """Lines grouped into paragraphs and tables as pipe tables, in top-to-bottom order."""
+    tables = region.find_tables()
+    boxes = [table.bbox for table in tables]
+
+    def outside_tables(obj: dict[str, Any]) -> bool:
+        return not any(
+            x0 <= obj.get("x0", 0) and obj.get("x1", 0) <= x1 and top <= obj.get("top", 0)
+            and obj.get("bottom", 0) <= bottom
+            for x0, top, x1, bottom in boxes
+        )  # fmt: skip
+
+    blocks: list[tuple[float, str]] = []
+    text_region = region.filter(outside_tables) if boxes else region
+    paragraph: list[str] = []
+    paragraph_top = 0.0
+    previous_bottom: float | None = None
+    for line in text_region.extract_text_lines(return_chars=False):
+        height = max(1.0, line["bottom"] - line["top"])
+        if (
+            previous_bottom is not None
+            and line["top"] - previous_bottom > (PARAGRAPH_GAP_LINES - 1) * height + 2
+        ):
+            blocks.append((paragraph_top, " ".join(paragraph)))
+            paragraph = []
+        if not paragraph:
+            paragraph_top = line["top"]
+        paragraph.append(line["text"].strip())
+        previous_bottom = line["bottom"]
+    if paragraph:
+        blocks.append((paragraph_top, " ".join(paragraph)))
+    for top, rows in _merged_tables(tables):
+        markdown = _table_markdown(rows)
+        if markdown:
+            blocks.append((top, markdown))
+    blocks.sort(key=lambda block: block[0])
+    return "\n\n".join(_escape(text) if not text.startswith("|") else text for _, text in blocks)
+
+
+def _merged_tables(tables: list[Any]) -> list[tuple[float, list[list[str | None]]]]:
+    """(top, rows) per table; a table that continues right below one of the same columns (a
+    styled header row is often drawn as its own box) joins it."""
+    merged: list[tuple[tuple[float, float, float, float], list[list[str | None]]]] = []
+    for table in sorted(tables, key=lambda t: t.bbox[1]):
+        rows = table.extract()
+        if merged:
+            (x0, top, x1, bottom), previous = merged[-1]
+            same_columns = bool(rows and previous) and len(rows[0]) == len(previous[0])
+            if (
+                same_columns
+                and abs(table.bbox[0] - x0) < 2
+                and abs(table.bbox[2] - x1) < 2
+                and table.bbox[1] - bottom < 2
+            ):
+                merged[-1] = ((x0, top, x1, table.bbox[3]), previous + rows)
+                continue
+        merged.append((table.bbox, rows))
+    return [(bbox[1], rows) for bbox, rows in merged]
+
+
+def _escape(text: str) -> str:
+    """PDF text is text: a line starting with '#', '>' or a list marker must not become markup."""
+    return LEADING_MARKUP_RE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def _table_markdown(rows: list[list[str | None]]) -> str:
+    cells = [[_cell(cell) for cell in row] for row in rows if any(cell for cell in row)]
+    if not cells:
+        return ""
+    width = max(len(row) for row in cells)
+    cells = [row + [""] * (width - len(row)) for row in cells]
+    lines = ["| " + " | ".join(cells[0]) + " |", "|" + " --- |" * width]
+    lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
+    return "\n".join(lines)
+
+
+def _cell(value: str | None) -> str:
+    return " ".join((value or "").split()).replace("|", "\\|")

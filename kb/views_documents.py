@@ -1,0 +1,164 @@
+"""Documents page for editors: upload many files, watch each job live, re-index and delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import OuterRef, Subquery
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from kb.curation import ChangeOrigin
+from kb.filters import SearchFilters
+from kb.models import Document, IngestJob
+from kb.selectors import document_list
+from kb.services import document_soft_delete
+from kb.uploads import (
+    UploadFile,
+    ingest_job_get_visible,
+    ingest_job_list,
+    ingest_job_reindex,
+    ingest_jobs_enqueue,
+    upload_name,
+    upload_problem,
+)
+from portal.access.models import Project
+
+PAGE = "kb/documents.html"
+
+
+def _project_get_editable(request: HttpRequest, key: str) -> Project:
+    """The project if the user edits it; 404 for readers and strangers alike."""
+    project = Project.objects.editable_by(request.user).filter(key=key).first()
+    if project is None:
+        raise Http404
+    return project
+
+
+def _documents(request: HttpRequest, project: Project) -> list[Document]:
+    last_job = IngestJob.objects.filter(document=OuterRef("pk")).order_by("-created_at", "-id")
+    return list(
+        document_list(
+            user=request.user, filters=SearchFilters(project_keys=(project.key,))
+        ).annotate(
+            upload_size=Subquery(last_job.values("size")[:1]),
+            uploaded_by_name=Subquery(last_job.values("uploaded_by__username")[:1]),
+            has_upload=Subquery(last_job.filter(state="done").values("pk")[:1]),
+        )
+    )
+
+
+def _context(request: HttpRequest, project: Project, **extra: Any) -> dict[str, Any]:
+    return {
+        "project": project,
+        "projects": Project.objects.editable_by(request.user).order_by("key"),
+        "documents": _documents(request, project),
+        "jobs": ingest_job_list(user=request.user, project=project),
+        **extra,
+    }
+
+
+@login_required
+@require_GET
+def documents_index(request: HttpRequest) -> HttpResponse:
+    """The first project the user edits; 404 for users who edit none."""
+    project = Project.objects.editable_by(request.user).order_by("key").first()
+    if project is None:
+        raise Http404
+    return HttpResponseRedirect(reverse("kb-documents-page", args=[project.key]))
+
+
+@login_required
+@require_GET
+def documents_page(request: HttpRequest, project_key: str) -> HttpResponse:
+    project = _project_get_editable(request, project_key)
+    return TemplateResponse(request, PAGE, _context(request, project))
+
+
+@login_required
+@require_GET
+def document_list_fragment(request: HttpRequest, project_key: str) -> HttpResponse:
+    project = _project_get_editable(request, project_key)
+    return TemplateResponse(request, f"{PAGE}#document-list", _context(request, project))
+
+
+@login_required
+@require_POST
+def documents_upload(request: HttpRequest, project_key: str) -> HttpResponse:
+    """Queue every acceptable file; refused ones come back as failed rows with the reason."""
+    project = _project_get_editable(request, project_key)
+    refused: list[dict[str, str]] = []
+    files: list[UploadFile] = []
+    for upload in request.FILES.getlist("files"):
+        name = upload_name(upload.name or "")
+        problem = upload_problem(name=name, size=upload.size or 0, read=upload.read)
+        if problem is not None:
+            refused.append({"name": name, "error": problem.message})
+            continue
+        upload.seek(0)
+        files.append(UploadFile(name=name, data=upload.read()))
+    if not files and not refused:
+        refused.append({"name": "(nothing)", "error": "choose or drop at least one file"})
+    jobs = ingest_jobs_enqueue(project=project, user=request.user, files=files) if files else []
+    return TemplateResponse(
+        request, f"{PAGE}#new-jobs", {"project": project, "new_jobs": jobs, "refused": refused}
+    )
+
+
+@login_required
+@require_GET
+def job_row(request: HttpRequest, project_key: str, job_id: int) -> HttpResponse:
+    """One job's row; polled while the job runs. A finished job refreshes the document list."""
+    project = _project_get_editable(request, project_key)
+    job = ingest_job_get_visible(request.user, job_id)
+    if job.project_id != project.pk:
+        raise Http404
+    response = TemplateResponse(request, f"{PAGE}#job-row", {"project": project, "job": job})
+    if job.is_finished:
+        response["HX-Trigger"] = "documents-changed"
+    return response
+
+
+@login_required
+@require_POST
+def document_reindex(request: HttpRequest, project_key: str, document_id: int) -> HttpResponse:
+    project = _project_get_editable(request, project_key)
+    document = _document_in(request, project, document_id)
+    job = ingest_job_reindex(document=document, user=request.user)
+    refused = []
+    if job is None:
+        refused.append(
+            {
+                "name": document.title,
+                "error": "no uploaded file to re-index from (ingested from the command line: "
+                "run kb_ingest again)",
+            }
+        )
+    return TemplateResponse(
+        request,
+        f"{PAGE}#new-jobs",
+        {"project": project, "new_jobs": [job] if job else [], "refused": refused},
+    )
+
+
+@login_required
+@require_POST
+def document_delete(request: HttpRequest, project_key: str, document_id: int) -> HttpResponse:
+    project = _project_get_editable(request, project_key)
+    document_soft_delete(
+        document=_document_in(request, project, document_id),
+        origin=ChangeOrigin(actor=request.user, via="service"),
+    )
+    return TemplateResponse(request, f"{PAGE}#document-list", _context(request, project))
+
+
+def _document_in(request: HttpRequest, project: Project, document_id: int) -> Document:
+    document = (
+        Document.objects.editable_by(request.user).filter(pk=document_id, project=project).first()
+    )
+    if document is None:
+        raise Http404
+    return document

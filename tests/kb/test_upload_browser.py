@@ -1,0 +1,181 @@
+"""Headless Chromium: an editor uploads a PDF, a Word file and a Markdown file on the Documents
+page, watches them reach "done" (a real worker thread, the real model), then asks the chat a
+question only the PDF answers and gets a citation whose preview shows the right page."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.test.testcases import LiveServerThread
+
+from portal.access.models import Project
+from tests.chat.conftest import project_remove
+from tests.chat.test_browser import CHROMIUM
+from tests.conftest import make_user
+
+pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
+
+SAMPLES = Path(__file__).parent / "samples"
+PROJECT_KEY = "upload-browser"
+USERNAME = "upload-editor"
+PASSWORD = "upload-pw-123"
+MARKDOWN = b"""# Cafeteria rules
+
+The cafeteria opens at eight and closes at three. Trays go back to the rack by the door.
+"""
+
+
+class _WorkerThread(threading.Thread):
+    """Runs queued jobs as `kb_worker` would, until stopped (committed data only)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True, name="test-kb-worker")
+        self.stop = threading.Event()
+        self.errors: list[BaseException] = []
+
+    def run(self) -> None:
+        from django.db import connection
+
+        from kb.worker import run_queued_tasks
+
+        try:
+            while not self.stop.is_set():
+                if not run_queued_tasks(worker_id="browser-test-worker"):
+                    self.stop.wait(0.3)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.errors.append(exc)
+        finally:
+            connection.close()
+
+
+@pytest.fixture(scope="module")
+def server(tenants, django_db_blocker) -> Iterator[str]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+    from django.contrib.auth import get_user_model
+
+    from chat.models import ChatLog, ContentGap
+    from kb.models import IngestJob
+
+    info = tenants["alpha"]
+    with django_db_blocker.unblock():
+        with info.scope():
+            Project.objects.get_or_create(key=PROJECT_KEY, defaults={"name": "Upload test"})
+            last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+            last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        make_user(info, USERNAME, password=PASSWORD, projects={PROJECT_KEY: "editor"})
+        thread = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
+        thread.daemon = True
+        thread.start()
+        thread.is_ready.wait(30)
+        if thread.error:
+            raise thread.error
+        worker = _WorkerThread()
+        worker.start()
+        try:
+            yield f"http://{info.host}:{thread.port}"
+        finally:
+            worker.stop.set()
+            worker.join(60)
+            thread.terminate()
+            with info.scope():
+                ChatLog.objects.filter(pk__gt=last_log).delete()
+                ContentGap.objects.filter(pk__gt=last_gap).delete()
+                IngestJob.objects.filter(project__key=PROJECT_KEY).delete()
+                get_user_model().objects.filter(username=USERNAME).delete()
+                project_remove(PROJECT_KEY)
+        assert worker.errors == []
+
+
+@pytest.fixture
+def page(server, settings):
+    from playwright.sync_api import sync_playwright
+
+    settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        *settings.PASSWORD_HASHERS,
+    ]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--host-resolver-rules=MAP *.localhost 127.0.0.1",
+            ],
+        )
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{server}/login/?next=/documents/")
+        page.fill("#id_username", USERNAME)
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"**/documents/{PROJECT_KEY}/")
+        yield page
+        browser.close()
+        assert errors == [], errors
+
+
+def _shoot(page, name: str) -> None:
+    folder = os.environ.get("CHAT_SCREENSHOTS_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"documents-{name}.png"), full_page=True)
+
+
+def test_upload_three_formats_watch_them_finish_then_ask_and_see_the_page(page, tmp_path):
+    markdown = tmp_path / "cafeteria.md"
+    markdown.write_bytes(MARKDOWN)
+    page.set_input_files(
+        "#upload-files",
+        [str(SAMPLES / "handbook.pdf"), str(SAMPLES / "incident-guide.docx"), str(markdown)],
+    )  # choosing files uploads them
+    rows = page.locator("#job-list tr.job")
+    rows.nth(2).wait_for()
+    assert rows.count() == 3
+    for name in ("handbook.pdf", "incident-guide.docx", "cafeteria.md"):
+        row = page.locator("#job-list tr.job", has_text=name)
+        row.and_(page.locator("[data-state=done]")).wait_for()  # live, without a reload
+        assert " chunk" in row.inner_text()  # done · N chunk(s)
+    documents = page.locator("#document-list")
+    documents.get_by_text("Storage operations handbook").wait_for()  # the list refreshed
+    assert "Incident response guide" in documents.inner_text()
+    assert "Cafeteria rules" in documents.inner_text()
+    assert "PDF" in documents.inner_text() and "Word" in documents.inner_text()
+    _shoot(page, "uploaded")
+
+    page.goto(page.url.split("/documents/")[0] + "/chat/")
+    page.fill("#question", "How often does the Kestrel backup vault rotate its encryption keys?")
+    page.click("#ask-form button[type=submit]")
+    answer = page.locator("article.bubble-answer").last
+    answer.wait_for()
+    assert answer.get_attribute("data-refusal-reason") == ""
+    assert "45 days" in answer.inner_text()
+    chip = answer.locator("a.chip", has_text="Storage operations handbook").first
+    assert "Page 3" in chip.inner_text()  # the citation says which page
+    chip.click()
+    page.wait_for_selector("#preview-body[data-state=ready]")
+    heading = page.locator("#preview-body .preview-content").evaluate(
+        """(root) => {
+            const para = [...root.querySelectorAll('p')]
+                .find((p) => p.textContent.includes('Kestrel backup vault rotates'));
+            let node = para;
+            while (node && node.tagName !== 'H2') node = node.previousElementSibling;
+            return node ? node.textContent : null;
+        }"""
+    )
+    assert heading == "Page 3"  # the preview shows the passage under its page
+    _shoot(page, "pdf-citation")
