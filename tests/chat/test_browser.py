@@ -12,18 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.contrib.staticfiles.handlers import StaticFilesHandler
-from django.test.testcases import LiveServerThread
 
 from portal.access.models import Project
 from tests.chat.conftest import REAL_HANDBOOK_KEY, project_remove
 from tests.conftest import make_user
+from tests.live import CHROMIUM, launch_chromium, live_server
 
 # django_db: so the test database is set up even when only these tests run; the served data
 # is committed by the module fixture, outside any test transaction.
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
-CHROMIUM = "/usr/bin/chromium"
 BROWSER_KEY = "chat-browser"
 USERNAME = "browser-demo"
 PASSWORD = "browser-pw-123"
@@ -85,22 +83,16 @@ def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterato
             password=PASSWORD,
             projects={REAL_HANDBOOK_KEY: "reader", BROWSER_KEY: "reader"},
         )
-        thread = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
-        thread.daemon = True
-        thread.start()
-        thread.is_ready.wait(30)
-        if thread.error:
-            raise thread.error
-        try:
-            yield f"http://{info.host}:{thread.port}"
-        finally:
-            thread.terminate()
-            # everything the browser committed goes, so no other test sees it
-            with info.scope():
-                ChatLog.objects.filter(pk__gt=last_log).delete()
-                ContentGap.objects.filter(pk__gt=last_gap).delete()
-                get_user_model().objects.filter(username=USERNAME).delete()
-                project_remove(BROWSER_KEY)
+        with live_server() as port:
+            try:
+                yield f"http://{info.host}:{port}"
+            finally:
+                # everything the browser committed goes, so no other test sees it
+                with info.scope():
+                    ChatLog.objects.filter(pk__gt=last_log).delete()
+                    ContentGap.objects.filter(pk__gt=last_gap).delete()
+                    get_user_model().objects.filter(username=USERNAME).delete()
+                    project_remove(BROWSER_KEY)
 
 
 @pytest.fixture
@@ -115,18 +107,7 @@ def page(server, settings):
         *settings.PASSWORD_HASHERS,
     ]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--host-resolver-rules=MAP *.localhost 127.0.0.1",
-            ],
-        )
+        browser = launch_chromium(playwright)
         context = browser.new_context(viewport={"width": 1200, "height": 900})
         page = context.new_page()
         page.set_default_timeout(60_000)

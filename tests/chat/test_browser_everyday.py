@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.staticfiles.handlers import StaticFilesHandler
-from django.test.testcases import LiveServerThread
 
 from tests.chat.conftest import REAL_HANDBOOK_KEY
 from tests.conftest import make_user
+from tests.live import CHROMIUM, launch_chromium, live_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
-CHROMIUM = "/usr/bin/chromium"
 READER = ("everyday-browser", "everyday-pw-123")
 EDITOR = ("everyday-browser-ed", "everyday-pw-456")
 FAILOVER = "How do I fail over the Redis cluster when a primary is down?"
@@ -46,21 +44,15 @@ def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterato
             last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         make_user(info, READER[0], password=READER[1], projects={REAL_HANDBOOK_KEY: "reader"})
         make_user(info, EDITOR[0], password=EDITOR[1], projects={REAL_HANDBOOK_KEY: "editor"})
-        thread = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
-        thread.daemon = True
-        thread.start()
-        thread.is_ready.wait(30)
-        if thread.error:
-            raise thread.error
-        try:
-            yield f"http://{info.host}:{thread.port}"
-        finally:
-            thread.terminate()
-            with info.scope():
-                ChatLog.objects.filter(pk__gt=last_log).delete()
-                ContentGap.objects.filter(pk__gt=last_gap).delete()
-                # conversations, messages and feedback cascade with the users
-                get_user_model().objects.filter(username__in=[READER[0], EDITOR[0]]).delete()
+        with live_server() as port:
+            try:
+                yield f"http://{info.host}:{port}"
+            finally:
+                with info.scope():
+                    ChatLog.objects.filter(pk__gt=last_log).delete()
+                    ContentGap.objects.filter(pk__gt=last_gap).delete()
+                    # conversations, messages and feedback cascade with the users
+                    get_user_model().objects.filter(username__in=[READER[0], EDITOR[0]]).delete()
 
 
 @pytest.fixture
@@ -73,18 +65,7 @@ def browser(server, settings) -> Iterator[Any]:
         *settings.PASSWORD_HASHERS,
     ]
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--host-resolver-rules=MAP *.localhost 127.0.0.1",
-            ],
-        )
+        chromium = launch_chromium(playwright)
         yield chromium
         chromium.close()
 

@@ -23,8 +23,6 @@ from typing import Any
 import httpx2
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.staticfiles.handlers import StaticFilesHandler
-from django.test.testcases import LiveServerThread
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from rest_framework.throttling import ScopedRateThrottle
@@ -37,6 +35,7 @@ from kb.services import document_ingest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user, token_for
+from tests.live import live_server
 
 pytestmark = pytest.mark.django_db
 
@@ -114,31 +113,25 @@ def live(tenants, django_db_blocker) -> Iterator[Live]:
             "editor": token_for(alpha, editor),
             "beta": token_for(beta, outsider),
         }
-        thread = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
-        thread.daemon = True
-        thread.start()
-        thread.is_ready.wait(30)
-        if thread.error:
-            raise thread.error
-        try:
-            yield Live(
-                base=f"http://127.0.0.1:{thread.port}",
-                host=f"{alpha.host}:{thread.port}",
-                tokens=tokens,
-                docs=docs,
-            )
-        finally:
-            thread.terminate()
-            with alpha.scope():
-                ChatLog.objects.filter(pk__gt=last_log).delete()
-                ContentGap.objects.filter(pk__gt=last_gap).delete()
-                Conversation.objects.filter(user__username__startswith="mcp-").delete()
-                get_user_model().objects.filter(username__startswith="mcp-").delete()
-                project_remove(OWN)
-                project_remove(FOREIGN)
-            with beta.scope():
-                get_user_model().objects.filter(username__startswith="mcp-").delete()
-                project_remove(OWN)
+        with live_server() as port:
+            try:
+                yield Live(
+                    base=f"http://127.0.0.1:{port}",
+                    host=f"{alpha.host}:{port}",
+                    tokens=tokens,
+                    docs=docs,
+                )
+            finally:
+                with alpha.scope():
+                    ChatLog.objects.filter(pk__gt=last_log).delete()
+                    ContentGap.objects.filter(pk__gt=last_gap).delete()
+                    Conversation.objects.filter(user__username__startswith="mcp-").delete()
+                    get_user_model().objects.filter(username__startswith="mcp-").delete()
+                    project_remove(OWN)
+                    project_remove(FOREIGN)
+                with beta.scope():
+                    get_user_model().objects.filter(username__startswith="mcp-").delete()
+                    project_remove(OWN)
 
 
 def run_session(live: Live, token: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:

@@ -10,13 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.contrib.staticfiles.handlers import StaticFilesHandler
-from django.test.testcases import LiveServerThread
 
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
-from tests.chat.test_browser import CHROMIUM
 from tests.conftest import make_user
+from tests.live import CHROMIUM, launch_chromium, live_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
@@ -69,26 +67,20 @@ def server(tenants, django_db_blocker) -> Iterator[str]:
             last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
             last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         make_user(info, USERNAME, password=PASSWORD, projects={PROJECT_KEY: "editor"})
-        thread = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)
-        thread.daemon = True
-        thread.start()
-        thread.is_ready.wait(30)
-        if thread.error:
-            raise thread.error
         worker = _WorkerThread()
-        worker.start()
-        try:
-            yield f"http://{info.host}:{thread.port}"
-        finally:
-            worker.stop.set()
-            worker.join(60)
-            thread.terminate()
-            with info.scope():
-                ChatLog.objects.filter(pk__gt=last_log).delete()
-                ContentGap.objects.filter(pk__gt=last_gap).delete()
-                IngestJob.objects.filter(project__key=PROJECT_KEY).delete()
-                get_user_model().objects.filter(username=USERNAME).delete()
-                project_remove(PROJECT_KEY)
+        with live_server() as port:
+            worker.start()
+            try:
+                yield f"http://{info.host}:{port}"
+            finally:
+                worker.stop.set()
+                worker.join(60)
+        with info.scope():
+            ChatLog.objects.filter(pk__gt=last_log).delete()
+            ContentGap.objects.filter(pk__gt=last_gap).delete()
+            IngestJob.objects.filter(project__key=PROJECT_KEY).delete()
+            get_user_model().objects.filter(username=USERNAME).delete()
+            project_remove(PROJECT_KEY)
         assert worker.errors == []
 
 
@@ -102,18 +94,7 @@ def page(server, settings):
         *settings.PASSWORD_HASHERS,
     ]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--host-resolver-rules=MAP *.localhost 127.0.0.1",
-            ],
-        )
+        browser = launch_chromium(playwright)
         context = browser.new_context(viewport={"width": 1200, "height": 900})
         page = context.new_page()
         page.set_default_timeout(120_000)
