@@ -28,6 +28,7 @@ MAX_SENTENCE_CHARS = 400
 MAX_REJECTED_WARNINGS = 2
 MAX_CONTEXT_CHARS = 90
 COUNT_BONUS = 0.8  # "6 nodes" for "how many nodes"
+REASON_SECTION_BONUS = 0.5  # a "Root causes" / "Why we rejected it" section holds the reasons
 LABEL_BONUS = 0.3  # "Retries: ..." for "how are deliveries retried"
 MIN_CLAUSE_WORDS = 6  # a cut-off unit kept up to its last clause must still say something
 # Code lines are quoted for how-to questions (the command) and numbers (a configured value).
@@ -435,7 +436,7 @@ def _kind_bonus(kind: str, unit: Unit, source: PromptSource) -> float:
     if kind == "reason":
         bonus = 0.15 if _REASON.search(text) else 0.0
         # a "Root causes" / "Why we rejected it" section is where the reasons are
-        return bonus + (0.3 if _REASON_SECTION.search(unit.section) else 0.0)
+        return bonus + (REASON_SECTION_BONUS if _REASON_SECTION.search(unit.section) else 0.0)
     if kind == "yesno":
         return 0.2 if _MODAL.search(text) else 0.0
     if kind in ("what", "howto"):
