@@ -27,6 +27,10 @@ MAX_SOURCES = 3
 MAX_SENTENCE_CHARS = 400
 MAX_REJECTED_WARNINGS = 2
 MAX_CONTEXT_CHARS = 90
+COUNT_BONUS = 0.8  # "6 nodes" for "how many nodes"
+REASON_SECTION_BONUS = 0.5  # a "Root causes" / "Why we rejected it" section holds the reasons
+LABEL_BONUS = 0.3  # "Retries: ..." for "how are deliveries retried"
+MIN_CLAUSE_WORDS = 6  # a cut-off unit kept up to its last clause must still say something
 # Code lines are quoted for how-to questions (the command) and numbers (a configured value).
 CODE_KINDS = frozenset({"howto", "number", "duration"})
 # A rejected approach is warned about when its subject is named in the question, or when it is
@@ -62,6 +66,11 @@ _DANGLING = re.compile(r"^(it|this|that|these|they|those|he|she)\b", re.IGNORECA
 
 # What a question asks for, and what a unit that answers it looks like.
 _NUMBER = re.compile(r"\d")
+# "how many delivery attempts": the counted noun, answered by "8 attempts" / "6 nodes"
+_COUNTED = re.compile(r"\bhow many ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.IGNORECASE)
+_COUNT = re.compile(r"\d[\d,.]*\s*(?:x|×)?\s*([A-Za-z][A-Za-z-]*)")
+# an item that defines something: a short label, then a colon ("Retries: exponential ...")
+_ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
 _DURATION = re.compile(
     r"\b\d[\d.,]*\s*(?:[–-]\s*\d+\s*)?(?:ms|s|sec|seconds?|mins?|minutes?|h|hours?|d|days?|"
     r"weeks?|months?|years?)\b|\b\d+[smhd]\b|\b(?:hourly|daily|weekly|monthly|yearly|annual)\b",
@@ -164,6 +173,7 @@ class Unit:
     context: str = ""  # the lead-in it follows (matched, not quoted when long)
     alternative: bool = False  # an option that was considered and not chosen
     match: str = ""  # the text without the titles of the documents it links to
+    label: str = ""  # what an item defines ("Retries" in "**Retries**: exponential backoff ...")
 
     @property
     def words(self) -> str:
@@ -191,10 +201,31 @@ def _heading_context(section: str) -> str:
     return section if len(section) <= MAX_CONTEXT_CHARS else ""
 
 
+def _starts_inside_fence(text: str) -> bool:
+    """A chunk cut from the middle of a code block: an odd number of fence lines whose first
+    is bare (no language) and is followed by a blank line or markdown, not by code."""
+    lines = text.splitlines()
+    fences = [i for i, line in enumerate(lines) if line.strip().startswith(("```", "~~~"))]
+    if len(fences) % 2 == 0 or lines[fences[0]].strip() not in ("```", "~~~"):
+        return False
+    following = next((line for line in lines[fences[0] + 1 :] if line.strip()), "")
+    blank_after = fences[0] + 1 < len(lines) and not lines[fences[0] + 1].strip()
+    return blank_after or bool(_LIST_MARKER.match(following) or _HEADING.match(following.strip()))
+
+
 def split_units(
-    text: str, *, section: str = "", link_titles: dict[str, str] | None = None
+    text: str,
+    *,
+    section: str = "",
+    link_titles: dict[str, str] | None = None,
+    continues: bool = False,
 ) -> list[Unit]:
-    """The quotable units of a markdown chunk (see the module docstring)."""
+    """The quotable units of a markdown chunk (see the module docstring).
+
+    `continues`: the chunk is not its document's first, so it may open with the previous
+    chunk's last words (the overlap starts at any word): a leading fragment of a sentence
+    is dropped, the previous chunk holds it whole.
+    """
     titles = link_titles or {}
     linked_titles = sorted(set(titles.values()), key=len, reverse=True)
     units: list[Unit] = []
@@ -206,8 +237,10 @@ def split_units(
     lead_text = ""  # the same lead-in however long: matched against the question
     depth = 9
     current = section
+    if _starts_inside_fence(text):
+        fence = []  # the chunk window began inside a code block: its first fence closes it
 
-    def add(body: str, kind: str, *, decision: bool = False) -> None:
+    def add(body: str, kind: str, *, decision: bool = False, label: str = "") -> None:
         body = body.strip()
         if len(body.split()) < 3:
             return
@@ -220,7 +253,7 @@ def split_units(
         for title in linked_titles:
             match = match.replace(title, " ")
         units.append(
-            Unit(body, kind, current, len(units), is_decision, context, alternative, match)
+            Unit(body, kind, current, len(units), is_decision, context, alternative, match, label)
         )
 
     def flush_paragraph() -> None:
@@ -245,9 +278,11 @@ def split_units(
         body = _clean(" ".join(item), titles)
         item.clear()
         context = lead or _heading_context(current if depth > 1 else "")
-        add(_with_context(context, body), "item")
+        labelled = _ITEM_LABEL.match(body)
+        add(_with_context(context, body), "item", label=labelled.group(1) if labelled else "")
 
-    for raw in text.splitlines():
+    lines = text.splitlines()
+    for index, raw in enumerate(lines):
         line = raw.rstrip()
         stripped = line.strip()
         if fence is not None:
@@ -285,8 +320,12 @@ def split_units(
                 continue
             cells = [_clean(cell, titles) for cell in _cells(stripped)]
             if header is None:
-                header = cells
-                continue
+                following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+                if _TABLE_SEPARATOR.match(following.strip("|").strip()):
+                    header = cells
+                    continue
+                # rows of a table whose header is in the previous chunk: no column names
+                header = [""] * len(cells)
             parts = []
             for name, value in zip(header[1:], cells[1:], strict=False):
                 if not value or value in {"—", "-", "n/a"}:
@@ -318,7 +357,34 @@ def split_units(
         paragraph.append(stripped)
     flush_paragraph()
     flush_item()
+    # A chunk window can start or stop mid-sentence (its overlap begins at a word, a hard cut
+    # ends at one): those fragments misquote; the neighbouring chunk holds them whole.
+    first_line = text.lstrip().split("\n", 1)[0]
+    if units and units[0].kind == "sentence" and _opens_mid_text(first_line, continues):
+        units.pop(0)
+    if units and not text.endswith("\n") and not re.search(r"[.!?:;)\]`|*]\s*$", text):
+        last = units.pop()
+        whole = _complete_clauses(last.text)
+        if whole:
+            units.append(replace(last, text=whole, match=_complete_clauses(last.words) or whole))
     return units
+
+
+def _opens_mid_text(first_line: str, continues: bool) -> bool:
+    """A chunk's first line is a fragment: it starts lowercase, or (in a continuing chunk)
+    closes a bracket or code span it never opened."""
+    if first_line[:1].islower():
+        return True
+    head = _SENTENCE_END.split(first_line, 1)[0]
+    unbalanced = head.count(")") > head.count("(") or head.count("`") % 2 == 1
+    return continues and unbalanced
+
+
+def _complete_clauses(text: str) -> str:
+    """A cut-off unit up to its last complete clause, or "" when too little of it is left."""
+    cut = max(text.rfind(mark) for mark in (" (", "; ", ", ", " — "))
+    kept = text[:cut].rstrip() if cut > 0 else ""
+    return kept if len(kept.split()) >= MIN_CLAUSE_WORDS else ""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -370,7 +436,7 @@ def _kind_bonus(kind: str, unit: Unit, source: PromptSource) -> float:
     if kind == "reason":
         bonus = 0.15 if _REASON.search(text) else 0.0
         # a "Root causes" / "Why we rejected it" section is where the reasons are
-        return bonus + (0.3 if _REASON_SECTION.search(unit.section) else 0.0)
+        return bonus + (REASON_SECTION_BONUS if _REASON_SECTION.search(unit.section) else 0.0)
     if kind == "yesno":
         return 0.2 if _MODAL.search(text) else 0.0
     if kind in ("what", "howto"):
@@ -378,6 +444,14 @@ def _kind_bonus(kind: str, unit: Unit, source: PromptSource) -> float:
         accepted = source.hit.canonical_status == "accepted"
         return 0.3 if decided and accepted else 0.0
     return 0.0
+
+
+def _count_bonus(counted: set[str], text: str) -> float:
+    """A number followed by the noun a "how many" question counts is its direct answer."""
+    if not counted:
+        return 0.0
+    found = {_stem(noun.lower()) for noun in _COUNT.findall(text)}
+    return COUNT_BONUS if _matching(counted, found) else 0.0
 
 
 def _cite(sentence: str, n: int) -> str:
@@ -439,6 +513,8 @@ class ExtractiveProvider:
         current_terms = terms(_QUESTION_WORDS.sub(" ", question))
         earlier_terms = terms(_QUESTION_WORDS.sub(" ", prompt.previous_question)) - current_terms
         identifiers = _named_identifiers(question)
+        counted_match = _COUNTED.search(question)
+        counted = terms(counted_match.group(1)) if counted_match else set()
         topical_rejected = self._topical_rejected(prompt, current_terms | earlier_terms)
         usable = [
             s
@@ -454,6 +530,7 @@ class ExtractiveProvider:
                 source.hit.text,
                 section=source.hit.heading_path.split(" > ")[-1] if source.hit.heading_path else "",
                 link_titles=prompt.link_titles,
+                continues=source.hit.chunk_order > 0,
             )
             if unit.kind != "code" or kind in CODE_KINDS
         ] + self._title_units(prompt, substantive or usable, identifiers)
@@ -479,6 +556,9 @@ class ExtractiveProvider:
                 + 0.05 * len(current_terms & heading_terms)
                 + _source_prior(source, asks_past=asks_past, about_incidents=about_incidents)
                 + _kind_bonus(kind, unit, source)
+                + _count_bonus(counted, unit.text)
+                # an item labelled with the question's own word defines what it asks about
+                + (LABEL_BONUS if _matching(current_terms, terms(unit.label)) else 0.0)
                 + _identifier_bonus(identifiers, lowered, around)
                 - (0.3 if unit.kind == "code" and kind != "howto" else 0.0)
                 # an option that was not chosen answers "which" only when asked why not

@@ -6,7 +6,7 @@ import re
 
 from chat.citations import check_citations
 from chat.providers import NO_GROUNDED_ANSWER, get_provider
-from chat.providers.extractive import ExtractiveProvider, split_sentences
+from chat.providers.extractive import ExtractiveProvider, split_sentences, split_units
 from tests.chat.helpers import hit, prompt_for, result
 
 CACHE_V2 = """# ADR-0011: Redis Cluster as the standard cache layer
@@ -207,3 +207,74 @@ def test_wikilinks_render_as_titles_and_markdown_markers_go():
     prompt = prompt.__class__(**{**prompt.__dict__, "link_titles": {"dec-cache-v2": "ADR-0011"}})
     text = ExtractiveProvider().answer(prompt).text
     assert "Sessions use the cluster from ADR-0011; never cache them locally [1]." in text
+
+
+# Chunks are windows: they can open inside a code block or mid-sentence and stop mid-word.
+CUT_FROM_A_CODE_BLOCK = (
+    "```\n\n"
+    "- Signature: `HMAC-SHA256(secret, body)`, hex.\n"
+    "- Success = any `2xx` within **10 s**. Redirects are not followed.\n"
+    "- **Retries**: exponential backoff 1 min, 5 min, 1 h (8 attempts, ~2 h total).\n"
+    "- Merchants can replay deliveries from the "
+)
+
+
+def test_a_chunk_that_opens_inside_a_code_block_still_yields_its_list_items():
+    texts = [u.text for u in split_units(CUT_FROM_A_CODE_BLOCK, continues=True)]
+    assert "Success = any 2xx within 10 s. Redirects are not followed." in texts
+    assert not any("**" in t or "`" in t for t in texts), texts
+
+
+def test_a_unit_cut_off_by_the_chunk_end_is_never_quoted_half():
+    texts = [u.text for u in split_units(CUT_FROM_A_CODE_BLOCK, continues=True)]
+    assert not any("replay deliveries from the" in t for t in texts), texts
+    cut_in_a_clause = (
+        "- Revoke with `--immediate`; revocation reaches all pods within 30 s (the cache "
+    )
+    kept = [u.text for u in split_units(cut_in_a_clause)]
+    assert kept == ["Revoke with --immediate; revocation reaches all pods within 30 s"]
+
+
+def test_a_leading_sentence_fragment_of_a_continuing_chunk_is_dropped():
+    text = "WEBHOOK_EXHAUSTED`) and the merchant gets an email.\n\nThe endpoint is then disabled."
+    assert [u.text for u in split_units(text, continues=True)] == ["The endpoint is then disabled."]
+    # The document's first chunk opens with a whole sentence, whatever it closes.
+    assert len(split_units(text, continues=False)) == 2
+
+
+def test_table_rows_without_their_header_keep_their_cells():
+    rows = "| SEV2 | Degradation | `GW-4021` backlog | Page |\n| SEV3 | Minor | one tenant | Ticket |\n"
+    texts = [u.text for u in split_units(rows, continues=True)]
+    assert texts == [
+        "SEV2 — Degradation; GW-4021 backlog; Page",
+        "SEV3 — Minor; one tenant; Ticket",
+    ]
+
+
+def test_a_how_many_question_quotes_the_number_of_what_it_counts():
+    topology = (
+        "## Topology\n\n"
+        "- Seed endpoint: redis-cluster.internal:6379 for every Redis client.\n"
+        "- Redis fails over a dead cluster node within 8 s (node timeout 5000 ms).\n"
+        "- 3 shards × (1 primary + 1 replica) = **6 nodes** across 3 zones.\n"
+    )
+    failover = (
+        "## Failover\n\n"
+        "1. When the dead Redis cluster node comes back, it rejoins the cluster as a replica "
+        "within 2 min.\n"
+    )
+    _, text = _answer(
+        "How many nodes does the Redis Cluster have?",
+        result([hit(1, failover), hit(2, topology)]),
+    )
+    assert "= 6 nodes" in text, text  # without the count rule the seed endpoint is all of [2]
+
+
+def test_an_item_labelled_with_the_questions_word_answers_it():
+    _, text = _answer(
+        "How are failed merchant webhook deliveries retried?",
+        result([hit(1, CUT_FROM_A_CODE_BLOCK + "\n- Merchants can replay their webhook "
+                    "deliveries from the dashboard.\n", heading_path="Merchant webhooks"),
+                hit(2, ONBOARDING)]),
+    )  # fmt: skip
+    assert text.startswith("Merchant webhooks: Retries: exponential backoff"), text
