@@ -13,9 +13,10 @@ from django.db import connection, transaction
 from django.http import Http404
 from django_tenants.utils import get_public_schema_name
 
-from kb.ingestion.docx import DocxProblem, docx_check
+from kb.ingestion.docx import docx_check
 from kb.ingestion.extract import EXTENSION_TYPES, detect_source_type
-from kb.ingestion.pdf import PdfProblem, pdf_check
+from kb.ingestion.pdf import pdf_check
+from kb.ingestion.problems import ExtractionProblem
 from kb.models import Document, IngestJob
 from portal.access.models import AnyUser, Project
 
@@ -77,7 +78,7 @@ def upload_problem(*, name: str, size: int, read: Callable[[], bytes]) -> Upload
             return UploadProblem(
                 name=name, code="empty", message=f"{name} has only whitespace", status=400
             )
-    except (PdfProblem, DocxProblem) as exc:
+    except ExtractionProblem as exc:
         return UploadProblem(name=name, code=exc.code, message=f"{name}: {exc}", status=422)
     return None
 

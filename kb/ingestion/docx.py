@@ -12,16 +12,13 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from kb.ingestion.problems import ExtractionProblem, escape_markup
+
 HEADING_STYLE_RE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
-LEADING_MARKUP_RE = re.compile(r"^(\s*)([#>|]|[-*+] |\d+\. )")
 
 
-class DocxProblem(ValueError):
+class DocxProblem(ExtractionProblem):
     """The file is not a readable Word document, or has no text (`code`: unreadable, no_text)."""
-
-    def __init__(self, message: str, *, code: str = "unreadable") -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,7 +76,7 @@ def docx_to_text(data: bytes, *, fallback_title: str = "") -> DocxText:
             elif is_list:
                 list_run.append(f"- {text}")
             else:
-                blocks.append(LEADING_MARKUP_RE.sub(lambda m: m.group(1) + "\\" + m.group(2), text))
+                blocks.append(escape_markup(text))
         elif isinstance(block, Table):
             if list_run:
                 blocks.append("\n".join(list_run))

@@ -9,6 +9,10 @@ from html.parser import HTMLParser
 from pathlib import PurePosixPath
 from typing import Any
 
+from kb.ingestion.docx import docx_to_text
+from kb.ingestion.pdf import pdf_to_text
+from kb.ingestion.problems import ExtractionProblem
+
 EXTENSION_TYPES: dict[str, str] = {
     ".md": "markdown",
     ".markdown": "markdown",
@@ -151,9 +155,6 @@ def extract(*, source_path: str, content: bytes | str, source_type: str | None =
 
 def _extract_document(kind: str, content: bytes | str) -> Extracted:
     """PDF or Word bytes to Markdown; a file the reader refuses is UnsupportedSource."""
-    from kb.ingestion.docx import DocxProblem, docx_to_text
-    from kb.ingestion.pdf import PdfProblem, pdf_to_text
-
     if isinstance(content, str):
         raise UnsupportedSource(f"{kind} content must be the file's bytes, not text")
     try:
@@ -167,7 +168,7 @@ def _extract_document(kind: str, content: bytes | str) -> Extracted:
                 metadata={"pages": pdf.pages},
             )
         word = docx_to_text(content)
-    except (PdfProblem, DocxProblem) as exc:
+    except ExtractionProblem as exc:
         raise UnsupportedSource(str(exc)) from exc
     if not word.text.strip():
         raise UnsupportedSource("the Word document has no text")

@@ -9,9 +9,10 @@ preview can say "Page 12".
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from kb.ingestion.problems import ExtractionProblem, escape_markup
 
 PAGE_HEADING = "## Page {number}"
 # words crossing the page's vertical centre line, as a share of all words, below which a
@@ -19,15 +20,10 @@ PAGE_HEADING = "## Page {number}"
 TWO_COLUMN_CROSSING_SHARE = 0.04
 MIN_COLUMN_LINES = 6  # a side with fewer lines is a table or a caption, not a column
 PARAGRAPH_GAP_LINES = 1.5
-LEADING_MARKUP_RE = re.compile(r"^(\s*)([#>|]|[-*+] |\d+\. )", re.MULTILINE)
 
 
-class PdfProblem(ValueError):
+class PdfProblem(ExtractionProblem):
     """The PDF cannot be ingested; `code` is encrypted, no_text or unreadable."""
-
-    def __init__(self, message: str, *, code: str = "unreadable") -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,7 +197,7 @@ def _merged_tables(tables: list[Any]) -> list[tuple[float, list[list[str | None]
 
 def _escape(text: str) -> str:
     """PDF text is text: a line starting with '#', '>' or a list marker must not become markup."""
-    return LEADING_MARKUP_RE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return escape_markup(text)
 
 
 def _table_markdown(rows: list[list[str | None]]) -> str:
