@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
 os.environ.setdefault("DEBUG", "1")
 
-CORPUS = Path("/work/shared/bench/scifact/corpus.jsonl")
+# the shared data sits beside the repository (../shared/)
+CORPUS = ROOT.parent / "shared" / "bench" / "scifact" / "corpus.jsonl"
 
 
 def abstracts(path: Path, count: int) -> list[tuple[str, str]]:
