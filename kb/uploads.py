@@ -15,8 +15,8 @@ from django_tenants.utils import get_public_schema_name
 
 from kb.ingestion.docx import docx_check
 from kb.ingestion.extract import EXTENSION_TYPES, detect_source_type
+from kb.ingestion.formats import ExtractionProblem
 from kb.ingestion.pdf import pdf_check
-from kb.ingestion.problems import ExtractionProblem
 from kb.models import Document, IngestJob
 from portal.access.models import AnyUser, Project
 

@@ -12,7 +12,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.ingestion.problems import ExtractionProblem, escape_markup
+from kb.ingestion.formats import ExtractionProblem, escape_markup, markdown_table
 
 HEADING_STYLE_RE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 
@@ -104,10 +104,4 @@ def _table_markdown(table: Any) -> str:
             cells.append(" ".join(cell.text.split()).replace("|", "\\|"))
         if any(cells):
             rows.append(cells)
-    if not rows:
-        return ""
-    width = max(len(row) for row in rows)
-    rows = [row + [""] * (width - len(row)) for row in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
-    return "\n".join(lines)
+    return markdown_table(rows)

@@ -10,8 +10,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from kb.ingestion.docx import docx_to_text
+from kb.ingestion.formats import ExtractionProblem
 from kb.ingestion.pdf import pdf_to_text
-from kb.ingestion.problems import ExtractionProblem
 
 EXTENSION_TYPES: dict[str, str] = {
     ".md": "markdown",

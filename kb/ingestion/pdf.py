@@ -12,7 +12,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from kb.ingestion.problems import ExtractionProblem, escape_markup
+from kb.ingestion.formats import ExtractionProblem, escape_markup, markdown_table
 
 PAGE_HEADING = "## Page {number}"
 # words crossing the page's vertical centre line, as a share of all words, below which a
@@ -171,7 +171,9 @@ def _region_text(region: Any) -> str:
         if markdown:
             blocks.append((top, markdown))
     blocks.sort(key=lambda block: block[0])
-    return "\n\n".join(_escape(text) if not text.startswith("|") else text for _, text in blocks)
+    return "\n\n".join(
+        escape_markup(text) if not text.startswith("|") else text for _, text in blocks
+    )
 
 
 def _merged_tables(tables: list[Any]) -> list[tuple[float, list[list[str | None]]]]:
@@ -195,20 +197,10 @@ def _merged_tables(tables: list[Any]) -> list[tuple[float, list[list[str | None]
     return [(bbox[1], rows) for bbox, rows in merged]
 
 
-def _escape(text: str) -> str:
-    """PDF text is text: a line starting with '#', '>' or a list marker must not become markup."""
-    return escape_markup(text)
-
-
 def _table_markdown(rows: list[list[str | None]]) -> str:
-    cells = [[_cell(cell) for cell in row] for row in rows if any(cell for cell in row)]
-    if not cells:
-        return ""
-    width = max(len(row) for row in cells)
-    cells = [row + [""] * (width - len(row)) for row in cells]
-    lines = ["| " + " | ".join(cells[0]) + " |", "|" + " --- |" * width]
-    lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
-    return "\n".join(lines)
+    return markdown_table(
+        [[_cell(cell) for cell in row] for row in rows if any(cell for cell in row)]
+    )
 
 
 def _cell(value: str | None) -> str:

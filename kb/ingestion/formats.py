@@ -1,4 +1,5 @@
-"""What the binary-format extractors (PDF, Word) share: their error and Markdown escaping."""
+"""What the binary-format extractors (PDF, Word) share: their error, Markdown escaping and
+tables as Markdown."""
 
 from __future__ import annotations
 
@@ -19,3 +20,14 @@ class ExtractionProblem(ValueError):
 def escape_markup(text: str) -> str:
     """Extracted text kept as text: leading Markdown markers are backslash-escaped."""
     return LEADING_MARKUP_RE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    """Rows of cell texts as a Markdown table (first row = header); "" when there are none."""
+    if not rows:
+        return ""
+    width = max(len(row) for row in rows)
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return "\n".join(lines)
