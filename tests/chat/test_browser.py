@@ -16,7 +16,7 @@ import pytest
 from portal.access.models import Project
 from tests.chat.conftest import REAL_HANDBOOK_KEY, project_remove
 from tests.conftest import make_user
-from tests.live import CHROMIUM, launch_chromium, live_server
+from tests.live import launch_chromium, live_server, require_chromium, serve_for_browser
 
 # django_db: so the test database is set up even when only these tests run; the served data
 # is committed by the module fixture, outside any test transaction.
@@ -58,8 +58,7 @@ The label printer sits next to dock door 7 and is refilled every Tuesday.
 
 @pytest.fixture(scope="module")
 def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterator[str]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+    require_chromium()
     from django.contrib.auth import get_user_model
 
     from chat.models import ChatLog, ContentGap
@@ -99,13 +98,7 @@ def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterato
 def page(server, settings):
     from playwright.sync_api import sync_playwright
 
-    settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
-    # the module fixture stored the password with the default hasher (before any per-test
-    # hasher override applies); accept it whatever the per-test setting is
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        *settings.PASSWORD_HASHERS,
-    ]
+    serve_for_browser(settings)
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
         context = browser.new_context(viewport={"width": 1200, "height": 900})

@@ -17,7 +17,7 @@ import pytest
 
 from tests.chat.conftest import REAL_HANDBOOK_KEY
 from tests.conftest import make_user
-from tests.live import CHROMIUM, launch_chromium, live_server
+from tests.live import launch_chromium, live_server, require_chromium, serve_for_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
@@ -31,8 +31,7 @@ BLOCKING_IMPACTS = {"serious", "critical"}
 
 @pytest.fixture(scope="module")
 def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterator[str]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+    require_chromium()
     from django.contrib.auth import get_user_model
 
     from chat.models import ChatLog, ContentGap
@@ -59,11 +58,7 @@ def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterato
 def browser(server, settings) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        *settings.PASSWORD_HASHERS,
-    ]
+    serve_for_browser(settings)
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
         yield chromium

@@ -14,7 +14,7 @@ import pytest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user
-from tests.live import CHROMIUM, launch_chromium, live_server
+from tests.live import launch_chromium, live_server, require_chromium, serve_for_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
@@ -53,8 +53,7 @@ class _WorkerThread(threading.Thread):
 
 @pytest.fixture(scope="module")
 def server(tenants, django_db_blocker) -> Iterator[str]:
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+    require_chromium()
     from django.contrib.auth import get_user_model
 
     from chat.models import ChatLog, ContentGap
@@ -88,11 +87,7 @@ def server(tenants, django_db_blocker) -> Iterator[str]:
 def page(server, settings):
     from playwright.sync_api import sync_playwright
 
-    settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        *settings.PASSWORD_HASHERS,
-    ]
+    serve_for_browser(settings)
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
         context = browser.new_context(viewport={"width": 1200, "height": 900})
