@@ -58,6 +58,43 @@ def _tables() -> dict[str, str]:
     }
 
 
+# Retrieval statements are small and latency-bound: starting parallel workers costs more
+# (milliseconds per statement, and two cores per search) than a parallel plan can save.
+SERIAL = {"max_parallel_workers_per_gather": "0"}
+# What a setting that was never set reads as, for putting it back (the pgvector default).
+_SETTING_DEFAULTS = {"hnsw.ef_search": "40"}
+
+
+def set_local(cursor, values: dict[str, str], *, save: Sequence[str] = ()) -> dict[str, str]:
+    """Set planner settings for the current transaction only, in one round trip; returns
+    the previous values of those and of `save` (see restore_local)."""
+    names = [*values, *(name for name in save if name not in values)]
+    cursor.execute(
+        "WITH saved AS MATERIALIZED (SELECT "
+        + ", ".join("current_setting(%s, true)" for _ in names)
+        + ") SELECT saved.*"
+        + "".join(", set_config(%s, %s, true)" for _ in values)
+        + " FROM saved",
+        [*names, *(item for pair in values.items() for item in pair)],
+    )
+    before = cursor.fetchone()[: len(names)]
+    return {
+        name: value if value is not None else _SETTING_DEFAULTS.get(name, "")
+        for name, value in zip(names, before, strict=True)
+    }
+
+
+def restore_local(cursor, saved: dict[str, str]) -> None:
+    """Put back what set_local changed. Only needed inside a caller's transaction, where
+    a SET LOCAL outlives our savepoint; on our own transaction it ends with the commit."""
+    values = [(name, value) for name, value in saved.items() if value != ""]
+    if values:
+        cursor.execute(
+            "SELECT " + ", ".join("set_config(%s, %s, true)" for _ in values),
+            [item for pair in values for item in pair],
+        )
+
+
 def _candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
     out = []
     for position, row in enumerate(rows, start=1):
@@ -121,36 +158,23 @@ def semantic_arm(
         ORDER BY h.distance, c.id
     """
     params = (literal, *scope.params, literal, k)
-    # Inside the caller's transaction SET LOCAL outlives our savepoint: remember the
-    # caller's values and put them back. On its own transaction they end with it.
     nested = connection.in_atomic_block
     with transaction.atomic(), connection.cursor() as cursor:
         # Steer the planner to the HNSW scan: with a misestimated visibility join (fresh
         # statistics after a bulk ingest) it would otherwise sort every visible vector.
-        # The materialised CTE reads the old values before set_config changes them.
-        cursor.execute(
-            "WITH saved AS MATERIALIZED (SELECT current_setting('hnsw.ef_search', true) AS ef, "
-            "current_setting('enable_sort') AS sort, current_setting('enable_indexscan') AS ix) "
-            "SELECT saved.ef, saved.sort, saved.ix, set_config('hnsw.ef_search', %s, true), "
-            "set_config('enable_sort', 'off', true) FROM saved",
-            [str(max(ef_search, k))],
+        saved = set_local(
+            cursor,
+            {"hnsw.ef_search": str(max(ef_search, k)), "enable_sort": "off", **SERIAL},
+            save=("enable_indexscan",),
         )
-        saved = cursor.fetchone()[:3]
         cursor.execute(sql, params)
         rows = cursor.fetchall()
         if len(rows) < k:
-            cursor.execute(
-                "SELECT set_config('enable_sort', 'on', true), "
-                "set_config('enable_indexscan', 'off', true)"
-            )
+            set_local(cursor, {"enable_sort": "on", "enable_indexscan": "off"})
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         if nested:
-            cursor.execute(
-                "SELECT set_config('hnsw.ef_search', coalesce(%s, '40'), true), "
-                "set_config('enable_sort', %s, true), set_config('enable_indexscan', %s, true)",
-                list(saved),
-            )
+            restore_local(cursor, saved)
     return _candidates(rows, arm="semantic")
 
 
@@ -212,6 +236,7 @@ MAX_QUERY_TERMS = 64
 # chunks / 20k documents the hash build alone costs ~5 ms, a few hundred probes well under
 # that. Same SQL, same rows; only the join strategy changes.
 NESTED_LOOP_MAX_MATCHES = 2000
+_RANK_SQL = "%s * ts_rank(c.search_vector, %s::tsquery, 1)"
 
 
 def keyword_arm(
@@ -252,29 +277,42 @@ def keyword_arm(
                 return []
             common_df = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DF)
             matching = [lex for lex in present if frequencies[lex] <= common_df] or present[:3]
-            match_query = " | ".join(_tsquery_literal(lex) for lex in matching)
-            score_sql = " + ".join(
-                "%s * ts_rank(c.search_vector, %s::tsquery, 1)" for _ in weighted
-            )
-            score_params: list = []
-            for lex, weight in weighted:
-                score_params += [weight, _tsquery_literal(lex)]
+            idfs = dict(weighted)
+            # Each candidate-making term is scored only on the chunks that contain it (one GIN
+            # probe per term, summed per chunk), not every term on every candidate: ts_rank
+            # costs ~0.5 us a call and a query matches thousands of chunks at 100k. Common
+            # terms select nothing but still score, once per candidate (max over its rows).
+            # Absent terms would add 0. Same scores as summing every term on every match.
+            common = [lex for lex in present if lex not in matching]
+            common_sql = " + ".join(_RANK_SQL for _ in common) or "0::float8"
+            common_params: list = []
+            for lex in common:
+                common_params += [idfs[lex], _tsquery_literal(lex)]
+            branches, branch_params = [], []
+            for lex in matching:
+                branches.append(
+                    f"SELECT c.id, c.document_id, {_RANK_SQL} AS score, {common_sql} AS common "
+                    f"FROM {t['chunk']} c WHERE c.search_vector @@ %s::tsquery"
+                )
+                literal = _tsquery_literal(lex)
+                branch_params += [idfs[lex], literal, *common_params, literal]
             cosine_sql = "1 - (c.embedding <=> %s::vector)" if vector is not None else "NULL"
             cosine_params = [vector_literal(vector)] if vector is not None else []
-            restore_hashjoin = None
+            local = dict(SERIAL)
             if sum(frequencies[lex] for lex in matching) <= NESTED_LOOP_MAX_MATCHES:
-                cursor.execute(
-                    "SELECT current_setting('enable_hashjoin'), "
-                    "set_config('enable_hashjoin', 'off', true)"
-                )
-                restore_hashjoin = cursor.fetchone()[0]
+                local["enable_hashjoin"] = "off"
+            saved = set_local(cursor, local)
             cursor.execute(
                 f"""
-                WITH hits AS MATERIALIZED (
-                    SELECT c.id, ({score_sql}) AS keyword_score
-                    FROM {t["chunk"]} c
-                    WHERE c.search_vector @@ %s::tsquery AND c.document_id IN ({scope.sql})
-                    ORDER BY 2 DESC, c.id
+                WITH postings AS ({" UNION ALL ".join(branches)}),
+                hits AS MATERIALIZED (
+                    SELECT m.id, m.keyword_score FROM (
+                        SELECT id, document_id, sum(score) + max(common) AS keyword_score
+                        FROM postings GROUP BY id, document_id
+                        ORDER BY keyword_score DESC, id OFFSET 0
+                    ) m
+                    WHERE m.document_id IN ({scope.sql})
+                    ORDER BY m.keyword_score DESC, m.id
                     LIMIT %s
                 )
                 SELECT {_COLUMNS}, {cosine_sql} AS cosine, h.keyword_score
@@ -284,11 +322,11 @@ def keyword_arm(
                 JOIN {t["project"]} p ON p.id = d.project_id
                 ORDER BY h.keyword_score DESC, c.id
                 """,
-                (*score_params, match_query, *scope.params, k, *cosine_params),
+                (*branch_params, *scope.params, k, *cosine_params),
             )
             rows = cursor.fetchall()
-            if nested and restore_hashjoin is not None:  # SET LOCAL outlives a savepoint
-                cursor.execute("SELECT set_config('enable_hashjoin', %s, true)", [restore_hashjoin])
+            if nested:
+                restore_local(cursor, saved)
     except DatabaseError as exc:
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
     return _candidates(rows, arm="keyword")

@@ -12,7 +12,7 @@ from django.db import connection, transaction
 
 from kb.embeddings import build_embedder, reset_embedders
 from kb.models import Document
-from kb.retrieval import InvalidSearchRequest, SearchFilters, search
+from kb.retrieval import InvalidSearchRequest, SearchFilters, arms, search
 from kb.retrieval.arms import reset_keyword_stats
 from kb.services import document_ingest
 from portal.access.models import Project
@@ -154,8 +154,38 @@ def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha,
     with transaction.atomic(), connection.cursor() as cursor:
         result = search(user=corpus["reader"], query="GW-4021", mode="keyword", min_similarity=0)
         assert result.primary[0].slug == "rb-ingest-backlog"
-        cursor.execute("SELECT current_setting('enable_hashjoin')")
-        assert cursor.fetchone()[0] == "on"
+        cursor.execute(
+            "SELECT current_setting('enable_hashjoin'), "
+            "current_setting('max_parallel_workers_per_gather')"
+        )
+        assert cursor.fetchone() == ("on", "2")
+
+
+def test_keyword_score_is_the_idf_weighted_sum_over_every_query_term(alpha, corpus, monkeypatch):
+    # Every present term counts as common here: only the 3 rarest select candidates, the
+    # rest are scored on them; the score must still be the sum over all terms.
+    monkeypatch.setattr(arms, "COMMON_TERM_SHARE", 0.0)
+    monkeypatch.setattr(arms, "COMMON_TERM_MIN_DF", 0)
+    question = "cache layer sessions memcached redis ingest backlog pager"
+    scope = arms.Scope.for_documents(Document.objects.visible_to(corpus["reader"]))
+    hits = arms.keyword_arm(query=question, scope=scope, k=50, language="english")
+    assert len(hits) >= 3
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme FROM unnest(to_tsvector('english', %s))", [question])
+        lexemes = [row[0] for row in cursor.fetchall()]
+        assert len(lexemes) > 3
+        total, frequencies = arms._document_frequencies(cursor)
+        for hit in hits:
+            expected = 0.0
+            for lexeme in lexemes:
+                cursor.execute(
+                    "SELECT ts_rank(search_vector, %s::tsquery, 1) FROM kb_chunk WHERE id = %s",
+                    [arms._tsquery_literal(lexeme), hit.chunk_id],
+                )
+                expected += arms.idf(total, frequencies.get(lexeme, 0)) * cursor.fetchone()[0]
+            assert hit.keyword_score == pytest.approx(expected, rel=1e-6)
+    scores = [hit.keyword_score for hit in hits]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_semantic_arm_planner_hints_do_not_leak_into_the_callers_transaction(alpha, corpus):
@@ -165,10 +195,11 @@ def test_semantic_arm_planner_hints_do_not_leak_into_the_callers_transaction(alp
         search(user=corpus["reader"], query="cache layer", mode="dense")
         cursor.execute(
             "SELECT current_setting('enable_sort'), current_setting('enable_indexscan'), "
+            "current_setting('max_parallel_workers_per_gather'), "
             "current_setting('hnsw.ef_search', true)"
         )
-        sort, indexscan, ef_after = cursor.fetchone()
-        assert (sort, indexscan) == ("on", "on")
+        sort, indexscan, workers, ef_after = cursor.fetchone()
+        assert (sort, indexscan, workers) == ("on", "on", "2")
         assert ef_after == (ef_before or "40")
 
 
