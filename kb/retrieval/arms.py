@@ -11,7 +11,9 @@ import math
 import threading
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.core.exceptions import EmptyResultSet
 from django.db import DatabaseError, connection, transaction
@@ -47,7 +49,12 @@ class Scope:
 
 def vector_literal(vector: Sequence[float]) -> str:
     """pgvector's text form of a vector (bound as a parameter, cast with ::vector)."""
-    return "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+    return _literal(tuple(vector))
+
+
+@lru_cache(maxsize=32)  # one search binds its query vector in up to five statements
+def _literal(values: tuple[float, ...]) -> str:
+    return "[" + ",".join(["%.7g"] * len(values)) % values + "]"
 
 
 def _tables() -> dict[str, str]:
@@ -65,15 +72,15 @@ SERIAL = {"max_parallel_workers_per_gather": "0"}
 _SETTING_DEFAULTS = {"hnsw.ef_search": "40"}
 
 
-def set_local(cursor, values: dict[str, str], *, save: Sequence[str] = ()) -> dict[str, str]:
-    """Set planner settings for the current transaction only, in one round trip; returns
-    the previous values of those and of `save` (see restore_local)."""
-    names = [*values, *(name for name in save if name not in values)]
+def _set_local(cursor, values: dict[str, str]) -> dict[str, str]:
+    """Set planner settings for the current transaction in one round trip; returns the
+    previous values (for _restore_local)."""
+    names = list(values)
     cursor.execute(
         "WITH saved AS MATERIALIZED (SELECT "
         + ", ".join("current_setting(%s, true)" for _ in names)
         + ") SELECT saved.*"
-        + "".join(", set_config(%s, %s, true)" for _ in values)
+        + "".join(", set_config(%s, %s, true)" for _ in names)
         + " FROM saved",
         [*names, *(item for pair in values.items() for item in pair)],
     )
@@ -84,9 +91,32 @@ def set_local(cursor, values: dict[str, str], *, save: Sequence[str] = ()) -> di
     }
 
 
-def restore_local(cursor, saved: dict[str, str]) -> None:
-    """Put back what set_local changed. Only needed inside a caller's transaction, where
-    a SET LOCAL outlives our savepoint; on our own transaction it ends with the commit."""
+def fetch_with_settings(
+    cursor, settings: dict[str, str], sql: str, params: Sequence
+) -> list[tuple]:
+    """The rows of one statement run under planner settings that end with it.
+
+    Outside a transaction the settings and the statement go in one round trip, as one
+    multi-statement query (Django's client-side binding allows it): PostgreSQL runs the
+    pair as one implicit transaction, so the SET LOCALs end with it. Inside a caller's
+    transaction they are set, used and put back, since there they would outlive it.
+    """
+    if not connection.in_atomic_block:
+        assignments = [item for pair in settings.items() for item in pair]
+        cursor.execute(
+            "SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(settings)) + "; " + sql,
+            [*assignments, *params],
+        )
+        cursor.nextset()
+        return cursor.fetchall()
+    saved = _set_local(cursor, settings)
+    cursor.execute(sql, params)
+    rows = cursor.fetchall()
+    _restore_local(cursor, saved)
+    return rows
+
+
+def _restore_local(cursor, saved: dict[str, str]) -> None:
     values = [(name, value) for name, value in saved.items() if value != ""]
     if values:
         cursor.execute(
@@ -158,23 +188,14 @@ def semantic_arm(
         ORDER BY h.distance, c.id
     """
     params = (literal, *scope.params, literal, k)
-    nested = connection.in_atomic_block
-    with transaction.atomic(), connection.cursor() as cursor:
-        # Steer the planner to the HNSW scan: with a misestimated visibility join (fresh
-        # statistics after a bulk ingest) it would otherwise sort every visible vector.
-        saved = set_local(
-            cursor,
-            {"hnsw.ef_search": str(max(ef_search, k)), "enable_sort": "off", **SERIAL},
-            save=("enable_indexscan",),
-        )
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    # Steer the planner to the HNSW scan: with a misestimated visibility join (fresh
+    # statistics after a bulk ingest) it would otherwise sort every visible vector.
+    steer = {"hnsw.ef_search": str(max(ef_search, k)), "enable_sort": "off", **SERIAL}
+    with connection.cursor() as cursor:
+        rows = fetch_with_settings(cursor, steer, sql, params)
         if len(rows) < k:
-            set_local(cursor, {"enable_sort": "on", "enable_indexscan": "off"})
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        if nested:
-            restore_local(cursor, saved)
+            exact = {**steer, "enable_sort": "on", "enable_indexscan": "off"}
+            rows = fetch_with_settings(cursor, exact, sql, params)
     return _candidates(rows, arm="semantic")
 
 
@@ -251,16 +272,16 @@ def keyword_arm(
 
     plainto_tsquery ANDs every term, which returns nothing for a long natural-language
     question; here any query lexeme may match, each weighted by its IDF times ts_rank's
-    saturating, length-normalised term frequency (a BM25-like score). Runs in a savepoint:
-    any database error (e.g. an unknown text-search configuration) raises KeywordArmError
-    and leaves the surrounding transaction usable.
+    saturating, length-normalised term frequency (a BM25-like score). Inside a caller's
+    transaction it runs in a savepoint: any database error (e.g. an unknown text-search
+    configuration) raises KeywordArmError and leaves the surrounding transaction usable.
     """
     if k <= 0:
         return []
     t = _tables()
-    nested = connection.in_atomic_block  # a caller's transaction: SET LOCAL would outlive ours
+    guard = transaction.atomic() if connection.in_atomic_block else nullcontext()
     try:
-        with transaction.atomic(), connection.cursor() as cursor:
+        with guard, connection.cursor() as cursor:
             cursor.execute(
                 "SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s))", [language, query]
             )
@@ -301,8 +322,9 @@ def keyword_arm(
             local = dict(SERIAL)
             if sum(frequencies[lex] for lex in matching) <= NESTED_LOOP_MAX_MATCHES:
                 local["enable_hashjoin"] = "off"
-            saved = set_local(cursor, local)
-            cursor.execute(
+            rows = fetch_with_settings(
+                cursor,
+                local,
                 f"""
                 WITH postings AS ({" UNION ALL ".join(branches)}),
                 hits AS MATERIALIZED (
@@ -324,9 +346,6 @@ def keyword_arm(
                 """,
                 (*branch_params, *scope.params, k, *cosine_params),
             )
-            rows = cursor.fetchall()
-            if nested:
-                restore_local(cursor, saved)
     except DatabaseError as exc:
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
     return _candidates(rows, arm="keyword")

@@ -30,6 +30,7 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=8192)  # the reranker reads the same headings and openings on every search
 def terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""
     out: set[str] = set()
