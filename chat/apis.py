@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -67,8 +68,11 @@ class ChatApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        user = request.user
+        if not user.is_authenticated:  # the permission class refused already; narrows the type
+            raise NotAuthenticated()
         # A new conversation started here is marked as the API's: the browser list omits it.
-        conversation = Conversation(user=request.user, source=ConversationSource.API)
+        conversation = Conversation(user=user, source=ConversationSource.API)
         if data.get("conversation_id"):
             conversation = conversation_get_for_user(
                 user=request.user, conversation_id=data["conversation_id"]

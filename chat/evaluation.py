@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
-
 from chat.models import Conversation
 from chat.providers import AnswerProvider
 from chat.services import TurnResult, message_send
+from portal.access.models import AnyUser
 
 STALE_STATUSES = ("superseded", "deprecated", "archived")
 # A sentence that names one of these says the fact is not current: not a leak.
@@ -213,7 +212,7 @@ def summarise(scores: list[QuestionScore]) -> dict[str, float]:
 
 def run_goldset(
     *,
-    user: AbstractBaseUser,
+    user: AnyUser,
     questions: list[GoldQuestion],
     provider: AnswerProvider | None = None,
     on_score: Callable[[QuestionScore], None] | None = None,

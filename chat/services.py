@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
 from django.urls import reverse
@@ -30,7 +29,7 @@ from chat.prose import to_prose
 from chat.providers import AnswerProvider, ProviderError, get_provider
 from chat.selectors import document_titles_by_slug
 from kb.retrieval.types import SearchFilters, SearchResult
-from portal.access.models import Project
+from portal.access.models import AnyUser, Project
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +163,7 @@ def content_gaps_resolve(*, gap_ids: list[int]) -> int:
     return ContentGap.objects.filter(pk__in=gap_ids).update(resolved=True)
 
 
-def _visible_keys(user: AbstractBaseUser, keys: tuple[str, ...]) -> list[str]:
+def _visible_keys(user: AnyUser, keys: tuple[str, ...]) -> list[str]:
     """Only keys of projects the user can see are recorded (no gap spam for foreign keys)."""
     if not keys:
         return []
@@ -197,7 +196,7 @@ def previous_question(conversation: Conversation | None, question: str) -> str:
     return last or ""
 
 
-def searched_project_keys(user: AbstractBaseUser, keys: tuple[str, ...]) -> list[str]:
+def searched_project_keys(user: AnyUser, keys: tuple[str, ...]) -> list[str]:
     """The projects a question searched: the visible ones it named, or, unscoped ("All my
     projects"), every project the user can see, so a refusal reaches all of their editors."""
     if keys:
@@ -209,7 +208,7 @@ def _preview_url(document_id: int) -> str:
     return reverse("chat-api-document-preview", kwargs={"pk": document_id})
 
 
-def _search(*, user: AbstractBaseUser, question: str, filters: SearchFilters) -> SearchResult:
+def _search(*, user: AnyUser, question: str, filters: SearchFilters) -> SearchResult:
     from kb.retrieval import InvalidSearchRequest, search
 
     try:
@@ -229,7 +228,7 @@ def _search(*, user: AbstractBaseUser, question: str, filters: SearchFilters) ->
 
 def message_send(
     *,
-    user: AbstractBaseUser,
+    user: AnyUser,
     question: str,
     filters: SearchFilters | None = None,
     conversation: Conversation | None = None,
@@ -256,7 +255,7 @@ def message_send(
 
 def message_stream(
     *,
-    user: AbstractBaseUser,
+    user: AnyUser,
     question: str,
     filters: SearchFilters | None = None,
     conversation: Conversation | None = None,
@@ -378,7 +377,7 @@ def message_stream(
 
 def _finish_answer(
     *,
-    user: AbstractBaseUser,
+    user: AnyUser,
     conversation: Conversation | None,
     question: str,
     raw_answer: str,
@@ -450,7 +449,7 @@ def _elapsed_ms(started: float) -> int:
 def _refuse(
     reason: str,
     *,
-    user: AbstractBaseUser,
+    user: AnyUser,
     conversation: Conversation | None,
     question: str,
     meta: dict[str, Any],
@@ -473,7 +472,7 @@ def _refuse(
 
 def _store_turn(
     *,
-    user: AbstractBaseUser,
+    user: AnyUser,
     conversation: Conversation | None,
     question: str,
     answer: str,
@@ -483,6 +482,8 @@ def _store_turn(
     chunk_ids: list[int],
     log_keys: list[str],
 ) -> TurnResult:
+    if not user.is_authenticated:  # the views and the API sign in first; never a stray turn
+        raise PermissionError("Only a signed-in user can hold a conversation.")
     with transaction.atomic():
         if conversation is None:
             conversation = Conversation(user=user)

@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.middleware import HtmxDetails
 
 from chat.models import Conversation
 from chat.providers import ProviderError, get_provider
@@ -28,6 +29,13 @@ from chat.views_conversations import attach_answer_actions
 from kb.retrieval.types import SearchFilters
 from portal.access.selectors import project_list_visible
 from portal.ratelimit import throttled
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as django-htmx's middleware leaves it (`request.htmx`)."""
+
+    htmx: HtmxDetails
+
 
 PAGE = "chat/page.html"
 
@@ -67,7 +75,7 @@ def _streaming_enabled() -> bool:
 
 @login_required
 @require_GET
-def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpResponse:
+def chat_page(request: HtmxHttpRequest, conversation_id: int | None = None) -> HttpResponse:
     """The chat: conversation list, the selected conversation, the question box."""
     conversation = None
     if conversation_id is not None:
@@ -84,7 +92,7 @@ def chat_page(request: HttpRequest, conversation_id: int | None = None) -> HttpR
     return TemplateResponse(request, template, context)
 
 
-def _send_input(request: HttpRequest) -> tuple[str, str, Conversation | None, SearchFilters]:
+def _send_input(request: HtmxHttpRequest) -> tuple[str, str, Conversation | None, SearchFilters]:
     """Question, project key, the user's conversation (Http404 if not theirs) and filters."""
     question = request.POST.get("question", "")
     project_key = request.POST.get("project", "").strip()
@@ -112,7 +120,7 @@ def _error_for(exc: Exception, question: str) -> dict[str, Any]:
 @login_required
 @require_POST
 @throttled("chat")
-def chat_send(request: HttpRequest) -> HttpResponse:
+def chat_send(request: HtmxHttpRequest) -> HttpResponse:
     """Ask: one chat turn. htmx gets the chat-main fragment; plain forms a redirect."""
     question, project_key, conversation, filters = _send_input(request)
     error: dict[str, Any] | None = None
@@ -149,7 +157,7 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 @login_required
 @require_POST
 @throttled("chat")
-def chat_stream(request: HttpRequest) -> StreamingHttpResponse:
+def chat_stream(request: HtmxHttpRequest) -> StreamingHttpResponse:
     """Ask, streamed as server-sent events: `token` pieces, then `done` with the chat-main
     fragment (the same HTML chat_send returns), errors included as an error bubble."""
     question, project_key, conversation, filters = _send_input(request)
@@ -183,7 +191,7 @@ def chat_stream(request: HttpRequest) -> StreamingHttpResponse:
 
 @login_required
 @require_GET
-def chat_preview(request: HttpRequest, pk: int) -> HttpResponse:
+def chat_preview(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The citation modal's body: the sanitised document (same 404 rule as the API), with
     the cited chunk (`?chunk=<id>`) highlighted; an unknown or foreign chunk is ignored."""
     raw_chunk = request.GET.get("chunk", "")

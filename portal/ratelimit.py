@@ -12,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from portal.tenants.selectors import current_schema
 
@@ -112,12 +112,14 @@ def throttle_ident(request: HttpRequest) -> str:
     return f"addr:{client_address(request)}"
 
 
-def throttled(scope: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+def throttled(
+    scope: str,
+) -> Callable[[Callable[..., HttpResponseBase]], Callable[..., HttpResponseBase]]:
     """Page-view throttle sharing the API's rate and counter for `scope` (a 429 when over)."""
 
-    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorator(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             rate = rate_for(scope)
             if rate is not None:
                 limit, window = rate

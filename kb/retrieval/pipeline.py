@@ -168,6 +168,7 @@ def search(
     keyword: list[Candidate] = []
 
     def run_semantic() -> list[Candidate]:
+        assert vector is not None  # only run when want_semantic
         return semantic_arm(vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"])
 
     pending: Future[list[Candidate]] | None = None
