@@ -92,14 +92,22 @@ def _candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
     return out
 
 
+# pgvector's upper bound for hnsw.ef_search: the widest index scan before the exact scan.
+# At 1M chunks a filter keeping 10 % of them made every dense search an exact scan of 100k
+# vectors (2.7 s, benchmarks/RESULTS.md "A million chunks").
+HNSW_EF_SEARCH_MAX = 1000
+
+
 def semantic_arm(
     *, vector: Sequence[float], scope: Scope, k: int, ef_search: int
 ) -> list[Candidate]:
     """The k chunks nearest to the query vector (cosine) among the visible, filtered chunks.
 
     pgvector 0.6's HNSW scan yields at most ef_search rows and filters them afterwards, so
-    ef_search is raised to k, and a result shorter than k (a narrow filter, a small project)
-    is redone as an exact scan: a filter must never silently cost recall.
+    ef_search is raised to k; a result shorter than k is asked again at HNSW_EF_SEARCH_MAX
+    when the share of visible rows predicts k there (a filter keeping a tenth of a large
+    project), and redone as an exact scan if still short (a narrow filter, a small
+    project): a filter must never silently cost recall.
     """
     if k <= 0:
         return []
@@ -138,6 +146,15 @@ def semantic_arm(
         saved = cursor.fetchone()[:3]
         cursor.execute(sql, params)
         rows = cursor.fetchall()
+        ef = max(ef_search, k)
+        if 0 < len(rows) < k and len(rows) * HNSW_EF_SEARCH_MAX >= k * ef > 0:
+            # The filter kept a share of the scanned rows that the widest scan should turn
+            # into k: ask the index again before reading every visible vector.
+            cursor.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true)", [str(HNSW_EF_SEARCH_MAX)]
+            )
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
         if len(rows) < k:
             cursor.execute(
                 "SELECT set_config('enable_sort', 'on', true), "
