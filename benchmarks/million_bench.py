@@ -1,7 +1,11 @@
 """A million chunks in one tenant (issue 14 part 3): load, build, sizes, memory, latency, recall.
 
     DEBUG=1 nice -n 10 .venv/bin/python benchmarks/million_bench.py --tenant bench1m \
-        --chunks 1000000 --scifact ../shared/bench/scifact [--hnsw-memory 4GB --hnsw-workers 1]
+        --chunks 1000000 --scifact ../shared/bench/scifact [--reference-queries 0]
+
+The HNSW build uses the server's maintenance_work_mem (--hnsw-memory overrides it) and one
+parallel worker (--hnsw-workers). --reference-queries 0 skips the in-process reference,
+which at 1M chunks needs more than 6.5 GB of RAM (benchmarks/RESULTS.md).
 
 Structured synthetic data, unlike retrieval_bench.py --synthetic (random vectors, Zipf words):
 - vectors: unit vectors around --clusters centres (centre + Gaussian noise, cluster sizes
@@ -9,13 +13,14 @@ Structured synthetic data, unlike retrieval_bench.py --synthetic (random vectors
 - text: SciFact sentences (../shared/bench/scifact), three from the abstracts tied to the
   chunk's cluster plus two from anywhere, so full-text search sees real English term
   statistics; queries are SciFact claims with a vector near a stored chunk.
-N chunks (5 per document) in project structured-<N>, bulk-loaded by COPY with both indexes
-dropped, then tsvector, HNSW, GIN and VACUUM ANALYZE, each timed. Every document carries a tag
+N chunks (5 per document) in project structured-<N>, bulk-loaded by COPY (into a staging
+table, then one INSERT computing the tsvector) with both indexes dropped, then HNSW, GIN
+and VACUUM ANALYZE, each timed. Every document carries a tag
 t<i % 1000>, so a filter on 1, 10 or 100 tags keeps 0.1 %, 1 % or 10 % of the chunks.
 A second run reuses the loaded project (same seed, same data) and only measures searches.
 
 Reports (JSON): load time per step, relation sizes, server (PSS, all its processes) and
-benchmark-process RSS, the first keyword search (document frequencies rebuilt), kb_prewarm,
+benchmark-process RSS, the first keyword search (document frequencies counted), kb_prewarm,
 p50/p95 per mode (hybrid, dense, keyword) interleaved, dense recall@10 against exact search
 per ef_search, filtered dense latency, and the in-process reference on fewer queries.
 """
