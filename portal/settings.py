@@ -85,9 +85,10 @@ EMBEDDED_DB_SETTINGS = {
     "effective_cache_size": env_str(
         "EMBEDDED_DB_EFFECTIVE_CACHE_SIZE", f"{max(_RAM_MB // 2, 256)}MB"
     ),
-    # HNSW builds are several times faster when the graph fits maintenance_work_mem
+    # HNSW builds are several times faster when the graph fits maintenance_work_mem: about
+    # 2.2 KB per 384-d chunk, so 2.2 GB at a million chunks (benchmarks/RESULTS.md)
     "maintenance_work_mem": env_str(
-        "EMBEDDED_DB_MAINTENANCE_WORK_MEM", f"{min(max(_RAM_MB // 16, 64), 2048)}MB"
+        "EMBEDDED_DB_MAINTENANCE_WORK_MEM", f"{min(max(_RAM_MB // 8, 64), 4096)}MB"
     ),
     "work_mem": env_str("EMBEDDED_DB_WORK_MEM", "16MB"),
 }

@@ -159,14 +159,22 @@ def _candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
     return out
 
 
+# pgvector's upper bound for hnsw.ef_search: the widest index scan before the exact scan.
+# At 1M chunks a filter keeping 10 % of them made every dense search an exact scan of 100k
+# vectors (2.7 s, benchmarks/RESULTS.md "A million chunks").
+HNSW_EF_SEARCH_MAX = 1000
+
+
 def semantic_arm(
     *, vector: Sequence[float], scope: Scope, k: int, ef_search: int
 ) -> list[Candidate]:
     """The k chunks nearest to the query vector (cosine) among the visible, filtered chunks.
 
     pgvector 0.6's HNSW scan yields at most ef_search rows and filters them afterwards, so
-    ef_search is raised to k, and a result shorter than k (a narrow filter, a small project)
-    is redone as an exact scan: a filter must never silently cost recall.
+    ef_search is raised to k; a result shorter than k is asked again at HNSW_EF_SEARCH_MAX
+    when the share of visible rows predicts k there (a filter keeping a tenth of a large
+    project), and redone as an exact scan if still short (a narrow filter, a small
+    project): a filter must never silently cost recall.
     """
     if k <= 0:
         return []
@@ -190,9 +198,15 @@ def semantic_arm(
     params = (literal, *scope.params, literal, k)
     # Steer the planner to the HNSW scan: with a misestimated visibility join (fresh
     # statistics after a bulk ingest) it would otherwise sort every visible vector.
-    steer = {"hnsw.ef_search": str(max(ef_search, k)), "enable_sort": "off", **SERIAL}
+    ef = max(ef_search, k)
+    steer = {"hnsw.ef_search": str(ef), "enable_sort": "off", **SERIAL}
     with connection.cursor() as cursor:
         rows = fetch_with_settings(cursor, steer, sql, params)
+        if 0 < len(rows) < k and len(rows) * HNSW_EF_SEARCH_MAX >= k * ef:
+            # The filter kept a share of the scanned rows that the widest scan should turn
+            # into k: ask the index again before reading every visible vector.
+            widest = {**steer, "hnsw.ef_search": str(HNSW_EF_SEARCH_MAX)}
+            rows = fetch_with_settings(cursor, widest, sql, params)
         if len(rows) < k:
             exact = {**steer, "enable_sort": "on", "enable_indexscan": "off"}
             rows = fetch_with_settings(cursor, exact, sql, params)
@@ -201,35 +215,53 @@ def semantic_arm(
 
 # --- keyword arm ---------------------------------------------------------------------------
 
-# Document frequencies per tenant schema, for IDF weighting. Rebuilt when the chunk table
-# changes (its id range moves on every (re)ingest) or after a while; a stale figure only
-# nudges keyword ranking, never visibility.
+# Document frequencies per tenant schema, for IDF weighting: the chunk count and, per lexeme
+# a query asked about, the chunks containing it. Forgotten when the chunk table changes (its
+# id range moves on every (re)ingest) or after a while; a stale figure only nudges keyword
+# ranking, never visibility.
 _DF_TTL_SECONDS = 600.0
 _df_lock = threading.Lock()
 _df_cache: dict[str, tuple[tuple[int, int], float, int, dict[str, int]]] = {}
 
 
-def _document_frequencies(cursor) -> tuple[int, dict[str, int]]:
-    """(number of chunks, {lexeme: chunks containing it}) for the current tenant schema."""
+def _document_frequencies(cursor, lexemes: Sequence[str]) -> tuple[int, dict[str, int]]:
+    """(number of chunks, {lexeme: chunks containing it}) for these lexemes, current schema.
+
+    Each lexeme is counted through the GIN index once and cached. (ts_stat over every chunk
+    took seconds at a million chunks, in the first search request after each ingest.)
+    """
     t = _tables()
     cursor.execute(f"SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM {t['chunk']}")
     marker = tuple(cursor.fetchone())
     schema = connection.schema_name if hasattr(connection, "schema_name") else "public"
     now = time.monotonic()
+    known: dict[str, int] = {}
     with _df_lock:
         cached = _df_cache.get(schema)
         if cached and cached[0] == marker and now - cached[1] < _DF_TTL_SECONDS:
-            return cached[2], cached[3]
-    cursor.execute(f"SELECT count(*) FROM {t['chunk']} WHERE search_vector IS NOT NULL")
-    total = int(cursor.fetchone()[0])
-    cursor.execute(
-        f"SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM {t['chunk']} "
-        "WHERE search_vector IS NOT NULL')"
-    )
-    frequencies = {word: int(ndoc) for word, ndoc in cursor.fetchall()}
-    with _df_lock:
-        _df_cache[schema] = (marker, now, total, frequencies)
-    return total, frequencies
+            started, total = cached[1], cached[2]
+            known = {lex: cached[3][lex] for lex in lexemes if lex in cached[3]}
+        else:
+            cached = None
+    if cached is None:
+        cursor.execute(f"SELECT count(*) FROM {t['chunk']} WHERE search_vector IS NOT NULL")
+        started, total = now, int(cursor.fetchone()[0])
+    missing = [lex for lex in dict.fromkeys(lexemes) if lex not in known]
+    if missing:
+        cursor.execute(
+            f"SELECT (SELECT count(*) FROM {t['chunk']} c WHERE c.search_vector @@ q::tsquery) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(q, n) ORDER BY n",
+            [[_tsquery_literal(lex) for lex in missing]],
+        )
+        counted = dict(zip(missing, (int(row[0]) for row in cursor.fetchall()), strict=True))
+        known.update(counted)
+        with _df_lock:
+            entry = _df_cache.get(schema)
+            if entry is None or entry[0] != marker or entry[1] != started:
+                entry = (marker, started, total, {})
+                _df_cache[schema] = entry
+            entry[3].update(counted)
+    return total, {lex: known[lex] for lex in lexemes}
 
 
 def reset_keyword_stats() -> None:
@@ -288,7 +320,7 @@ def keyword_arm(
             lexemes = [row[0] for row in cursor.fetchall()][:MAX_QUERY_TERMS]
             if not lexemes:
                 return []
-            total, frequencies = _document_frequencies(cursor)
+            total, frequencies = _document_frequencies(cursor, lexemes)
             weighted = [(lex, idf(total, frequencies.get(lex, 0))) for lex in lexemes]
             present = sorted(
                 (lex for lex in lexemes if frequencies.get(lex, 0) > 0),

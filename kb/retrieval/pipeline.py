@@ -229,6 +229,7 @@ def search(
             vector=vector,
             max_docs=kb["IDENTIFIER_MAX_DOCS"],
             max_chunks=kb["IDENTIFIER_MAX_CHUNKS"],
+            language=kb["FTS_LANGUAGE"],
         )
         candidates = merge_arms(candidates, named.candidates)
         all_mentions = (*all_mentions, *named.slugs)

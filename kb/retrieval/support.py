@@ -30,7 +30,7 @@ def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> flo
         lexemes = [row[0] for row in cursor.fetchall()]
         if not lexemes:
             return 0.0
-        total, frequencies = _document_frequencies(cursor)
+        total, frequencies = _document_frequencies(cursor, lexemes)
         weights = {lex: idf(total, frequencies.get(lex, 0)) for lex in lexemes}
         whole = sum(weights.values())
         if whole <= 0:

@@ -174,7 +174,7 @@ def test_keyword_score_is_the_idf_weighted_sum_over_every_query_term(alpha, corp
         cursor.execute("SELECT lexeme FROM unnest(to_tsvector('english', %s))", [question])
         lexemes = [row[0] for row in cursor.fetchall()]
         assert len(lexemes) > 3
-        total, frequencies = arms._document_frequencies(cursor)
+        total, frequencies = arms._document_frequencies(cursor, lexemes)
         for hit in hits:
             expected = 0.0
             for lexeme in lexemes:
