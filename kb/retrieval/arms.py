@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from django.core.exceptions import EmptyResultSet
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, DataError, connection, transaction
 from django.db.models import QuerySet
 
+from kb.embeddings.exceptions import EmbeddingSpaceChanged
 from kb.models import Chunk, Document
 from kb.retrieval.exceptions import KeywordArmError
 from kb.retrieval.types import Candidate
@@ -55,6 +56,14 @@ def vector_literal(vector: Sequence[float]) -> str:
 @lru_cache(maxsize=32)  # one search binds its query vector in up to five statements
 def _literal(values: tuple[float, ...]) -> str:
     return "[" + ",".join(["%.7g"] * len(values)) % values + "]"
+
+
+def space_changed(exc: BaseException) -> bool:
+    """True for a query vector of another size than the stored ones: kb_reembed switched
+    the tenant's embedding space after the query was embedded."""
+    if isinstance(exc, EmbeddingSpaceChanged):
+        return True
+    return isinstance(exc, DataError) and "different vector dimensions" in str(exc)
 
 
 def _tables() -> dict[str, str]:
@@ -191,11 +200,16 @@ def semantic_arm(
     # Steer the planner to the HNSW scan: with a misestimated visibility join (fresh
     # statistics after a bulk ingest) it would otherwise sort every visible vector.
     steer = {"hnsw.ef_search": str(max(ef_search, k)), "enable_sort": "off", **SERIAL}
-    with connection.cursor() as cursor:
-        rows = fetch_with_settings(cursor, steer, sql, params)
-        if len(rows) < k:
-            exact = {**steer, "enable_sort": "on", "enable_indexscan": "off"}
-            rows = fetch_with_settings(cursor, exact, sql, params)
+    try:
+        with connection.cursor() as cursor:
+            rows = fetch_with_settings(cursor, steer, sql, params)
+            if len(rows) < k:
+                exact = {**steer, "enable_sort": "on", "enable_indexscan": "off"}
+                rows = fetch_with_settings(cursor, exact, sql, params)
+    except DataError as exc:
+        if space_changed(exc):
+            raise EmbeddingSpaceChanged(str(exc)) from exc
+        raise
     return _candidates(rows, arm="semantic")
 
 
@@ -347,6 +361,8 @@ def keyword_arm(
                 (*branch_params, *scope.params, k, *cosine_params),
             )
     except DatabaseError as exc:
+        if space_changed(exc):  # not a keyword failure: the whole search is redone
+            raise EmbeddingSpaceChanged(str(exc)) from exc
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
     return _candidates(rows, arm="keyword")
 
