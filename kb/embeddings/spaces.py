@@ -106,44 +106,45 @@ def stored_dimensions(column: str = "embedding") -> int:
 
 
 _lock = threading.Lock()
-_active: dict[str, tuple[float, ActiveSpace]] = {}
+# schema -> (looked up at, the recorded spec or None, the stored vector size)
+_lookups: dict[str, tuple[float, SpaceSpec | None, int]] = {}
 
 
-def _lookup() -> ActiveSpace:
+def _lookup() -> tuple[SpaceSpec | None, int]:
     from kb.models import EmbeddingSpace, SpaceState
 
     row = EmbeddingSpace.objects.filter(state=SpaceState.ACTIVE).first()
-    dimensions = stored_dimensions()
-    if row is None:
-        return ActiveSpace(spec=configured_spec(), stored_dimensions=dimensions, recorded=False)
-    return ActiveSpace(spec=spec_of(row), stored_dimensions=dimensions, recorded=True)
+    return (None if row is None else spec_of(row)), stored_dimensions()
 
 
 def active_space(*, fresh: bool = False) -> ActiveSpace:
-    """The current tenant's active space (cached briefly per schema unless `fresh`)."""
+    """The current tenant's active space (its record cached briefly per schema unless
+    `fresh`; without a record, the settings as they are now)."""
     schema = current_schema()
     if schema == get_public_schema_name():
         return ActiveSpace(spec=configured_spec(), stored_dimensions=0, recorded=False)
     ttl = float(settings.KB.get("EMBEDDING_SPACE_CACHE_SECONDS", 0.0))
     now = time.monotonic()
-    if not fresh and ttl > 0:
-        with _lock:
-            cached = _active.get(schema)
-        if cached is not None and now - cached[0] < ttl:
-            return cached[1]
-    space = _lookup()
     with _lock:
-        _active[schema] = (now, space)
-    return space
+        cached = _lookups.get(schema)
+    if fresh or ttl <= 0 or cached is None or now - cached[0] >= ttl:
+        recorded, dimensions = _lookup()
+        with _lock:
+            _lookups[schema] = (now, recorded, dimensions)
+    else:
+        recorded, dimensions = cached[1], cached[2]
+    if recorded is None:
+        return ActiveSpace(spec=configured_spec(), stored_dimensions=dimensions, recorded=False)
+    return ActiveSpace(spec=recorded, stored_dimensions=dimensions, recorded=True)
 
 
 def forget_active_spaces(schema: str | None = None) -> None:
     """Drop cached lookups (of `schema`, or all): after a switch, in tests."""
     with _lock:
         if schema is None:
-            _active.clear()
+            _lookups.clear()
         else:
-            _active.pop(schema, None)
+            _lookups.pop(schema, None)
 
 
 def check_space_dimensions(space: ActiveSpace, actual: int) -> None:
