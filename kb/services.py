@@ -17,7 +17,7 @@ from django.utils import timezone
 from kb.curation import SERVICE_ORIGIN, ChangeOrigin, audited_values, report_changes
 from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.embeddings.exceptions import EmbeddingDimensionError
-from kb.embeddings.spaces import active_space, check_space_dimensions
+from kb.embeddings.spaces import ActiveSpace, active_space, check_space_dimensions
 from kb.ingestion.budget import IngestBudget, IngestRejected
 from kb.ingestion.extract import UnsupportedSource
 from kb.ingestion.prepare import (
@@ -203,9 +203,12 @@ def _embed(plans: list[_Plan], embedder: Embedder) -> None:
         cursor += count
 
 
-def _embed_in_active_space(plans: list[_Plan]) -> None:
-    """_embed with the tenant's active embedding space, remembered on each plan."""
-    space, embedder = active_embedder()
+def _embed_in_active_space(
+    plans: list[_Plan], resolved: tuple[ActiveSpace, Embedder] | None = None
+) -> None:
+    """_embed in the tenant's active embedding space, remembered on each plan (`resolved`
+    by the caller on the tenant's thread: a worker thread's connection is in no tenant)."""
+    space, embedder = resolved or active_embedder()
     _embed(plans, embedder)
     for plan in plans:
         plan.space = space.key
@@ -590,13 +593,26 @@ def documents_ingest_many(
     previous batch is written (one transaction per document), so the model never waits on
     the database."""
 
-    def embed(batch: list[_Plan]) -> None:
-        # the model loads on the first batch that needs it: an all-unchanged re-run never pays;
-        # each batch in the tenant's active space of the moment (kb_reembed may switch it)
-        if embedder is None:
-            _embed_in_active_space(batch)
-        else:
+    def resolve() -> tuple[ActiveSpace, Embedder] | EmbeddingError | None:
+        # On this thread (the tenant's connection), per batch: kb_reembed may switch the
+        # space during a run. The model loads on the first batch that needs it: an
+        # all-unchanged re-run never pays. A provider error fails the batch's documents.
+        if embedder is not None:
+            return None
+        try:
+            return active_embedder()
+        except EmbeddingError as exc:
+            return exc
+
+    def embed(
+        batch: list[_Plan], resolved: tuple[ActiveSpace, Embedder] | Exception | None
+    ) -> None:
+        if embedder is not None:
             _embed(batch, embedder)
+        elif isinstance(resolved, Exception):
+            raise resolved
+        else:
+            _embed_in_active_space(batch, resolved)
 
     params = chunk_params()
     batch_chunks = batch_chunks or max(1, int(settings.KB["EMBEDDING_BATCH_SIZE"])) * 4
@@ -615,7 +631,7 @@ def documents_ingest_many(
         except Exception:  # noqa: BLE001 - isolate the failure: retry document by document
             for plan in batch:
                 try:
-                    embed([plan])
+                    embed([plan], resolve())
                 except ImproperlyConfigured:
                     raise
                 except Exception as exc:  # noqa: BLE001 - reported on this document
@@ -631,7 +647,7 @@ def documents_ingest_many(
         for batch in _batches(
             project=project, items=items, params=params, batch_chunks=batch_chunks, done=done
         ):
-            future = pool.submit(embed, batch)
+            future = pool.submit(embed, batch, resolve())
             if pending is not None:
                 write_batch(*pending)
             pending = (batch, future)

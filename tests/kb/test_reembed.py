@@ -23,7 +23,7 @@ from kb.ingestion.chunk import ChunkDraft
 from kb.models import Chunk, Document, EmbeddingSpace, SpaceState
 from kb.reembed import NEXT_COLUMN, ReembedError, count_chunks, reembed_abort, tenant_reembed
 from kb.retrieval import search
-from kb.services import document_ingest
+from kb.services import IngestItem, document_ingest, documents_ingest_many
 from portal.access.models import Project
 from portal.access.services import project_ensure
 from portal.tenants.models import Tenant
@@ -226,10 +226,19 @@ def test_documents_ingested_during_the_reembed_are_in_the_new_space_after_it(spa
     result = search(user=reader, query="credentials escrow in vault", mode="dense")
     assert result.primary[0].slug == added[0].slug
     _assert_cosines_from(NEW, search(user=reader, query=QUERY, mode="dense"), _embed_texts())
-    # ingestion after the switch embeds in the new space too
+    # ingestion after the switch embeds in the new space too, single and bulk (whose model
+    # runs on a worker thread, outside the tenant's connection)
     outcome = document_ingest(project=project, source_path="after.md", content="# After\n\nText.\n")
     assert outcome.status == "created", outcome.error
     assert len(Chunk.objects.filter(document=outcome.document)[0].embedding) == NEW.dimensions
+    items = [
+        IngestItem(source_path=f"bulk-{i}.md", content=f"# Bulk {i}\n\nText {i}.\n")
+        for i in range(3)
+    ]
+    outcomes = documents_ingest_many(project=project, items=items, batch_chunks=2)
+    assert [o.status for o in outcomes] == ["created"] * 3, [o.error for o in outcomes]
+    bulk = Chunk.objects.filter(document__source_path__startswith="bulk-")
+    assert bulk.count() == 3 and {len(chunk.embedding) for chunk in bulk} == {NEW.dimensions}
 
 
 def test_a_killed_run_resumes_without_embedding_done_chunks_again(space):
