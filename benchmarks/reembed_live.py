@@ -7,7 +7,8 @@ This process plays a server: one thread searches the tenant (the retrieval pipel
 embedding included, as a request would) every --interval ms, cycling through the demo gold
 set's questions. It searches for --warmup seconds first ("before"), then starts
 `manage.py kb_reembed` as a separate process (as an operator would) and keeps searching
-until it exits ("during"), then --after seconds more ("after"). Each phase reports answered
+until it exits ("during"), then --after seconds more ("after"). With --kill-after N the first
+run is SIGKILLed after N seconds and started again (it resumes: "already_done"). Each phase reports answered
 and failed searches and p50/p95 latency; "after" also checks that every process embeds in the
 new space (this one learns of the switch by its space lookup, as another server would).
 
@@ -55,6 +56,7 @@ class Searcher:
         self.results: dict[str, dict[str, list]] = {}
         self.spaces: dict[str, set[str]] = {}
         self.stop = threading.Event()
+        self.ready = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
@@ -67,6 +69,8 @@ class Searcher:
 
         with schema_context(self.schema):
             user = get_user_model().objects.get(username=self.username)
+            search(user=user, query=self.questions[0])  # model load, untimed
+            self.ready.set()
             count = 0
             while not self.stop.is_set():
                 phase = self.phase
@@ -102,18 +106,34 @@ class Searcher:
 
 
 def reembed_live(
-    *, schema: str, username: str, target: list[str], args: argparse.Namespace
+    *,
+    schema: str,
+    username: str,
+    target: list[str],
+    args: argparse.Namespace,
+    kill_after: float = 0,
 ) -> dict:
     questions = [json.loads(line)["q"] for line in GOLD.read_text().splitlines() if line.strip()]
     searcher = Searcher(
         schema=schema, username=username, questions=questions, interval=args.interval / 1000
     )
     searcher.thread.start()
+    searcher.ready.wait()
     time.sleep(args.warmup)
     searcher.phase = "during"
     command = [sys.executable, "manage.py", "kb_reembed", "--tenant", schema, *target]
-    command += ["--batch", str(args.batch)]
+    command += ["--batch", str(args.batch), "--json"]
     started = time.perf_counter()
+    killed = None
+    if kill_after:
+        # SIGKILL mid-run (no cleanup at all), then the same command again: it resumes
+        victim = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(kill_after)
+        victim.kill()
+        victim.wait()
+        killed = round(time.perf_counter() - started, 1)
     process = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     searcher.phase = "after"
@@ -124,7 +144,8 @@ def reembed_live(
         raise SystemExit(f"kb_reembed failed:\n{process.stderr[-3000:]}")
     return {
         "command": " ".join(["manage.py", *command[2:]]),
-        "output": process.stdout.strip().splitlines()[0],
+        "report": json.loads(process.stdout),
+        "killed_after_seconds": killed,
         "reembed_seconds": round(seconds, 1),
         "searches": searcher.report(),
     }
@@ -140,6 +161,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds searched before")
     parser.add_argument("--after", type=float, default=5.0, help="seconds searched after")
     parser.add_argument("--no-restore", dest="restore", action="store_false")
+    parser.add_argument(
+        "--kill-after", type=float, default=0, help="SIGKILL the first run after N s, rerun it"
+    )
     args = parser.parse_args()
 
     import django
@@ -157,7 +181,11 @@ def main() -> None:
     model_path = args.model_path or str(packaged_model_path())
     runs = [
         reembed_live(
-            schema=args.tenant, username=args.user, target=["--model-path", model_path], args=args
+            schema=args.tenant,
+            username=args.user,
+            target=["--model-path", model_path],
+            args=args,
+            kill_after=args.kill_after,
         )
     ]
     if args.restore:

@@ -18,6 +18,7 @@ pg_repack): going back is another re-embed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -56,6 +57,9 @@ class ReembedReport:
     embedded: int
     already_done: int
     embedded_at_switch: int
+    fill_seconds: float  # embedding and writing the new vectors, search going on
+    index_seconds: float  # the concurrent HNSW build
+    switch_seconds: float  # the one transaction; writers wait all of it, readers its end
 
 
 Progress = Callable[[int], None]
@@ -258,11 +262,16 @@ def tenant_reembed(
     total, done = count_chunks()
     if on_start is not None:
         on_start(total, done)
+    started = time.perf_counter()
     embedded = reembed_fill(embedder=embedder, batch_size=batch_size, on_batch=on_batch)
+    filled = time.perf_counter()
     reembed_index()
+    indexed = time.perf_counter()
     # a catch-up pass outside the lock, so the locked moment embeds only the last few
     embedded += reembed_fill(embedder=embedder, batch_size=batch_size, on_batch=on_batch)
+    caught_up = time.perf_counter()
     late = reembed_switch(embedder=embedder, batch_size=batch_size)
+    switched = time.perf_counter()
     return ReembedReport(
         schema=current_schema(),
         source=source.spec.label,
@@ -272,4 +281,7 @@ def tenant_reembed(
         embedded=embedded,
         already_done=done,
         embedded_at_switch=late,
+        fill_seconds=round(filled - started + caught_up - indexed, 3),
+        index_seconds=round(indexed - filled, 3),
+        switch_seconds=round(switched - caught_up, 3),
     )

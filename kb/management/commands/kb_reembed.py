@@ -110,7 +110,9 @@ class Command(BaseCommand):
         self.stdout.write(
             f"tenant {report.schema}: {report.source} -> {report.target} "
             f"({report.chunks} chunks; {report.embedded} embedded now, {report.already_done} "
-            f"by an earlier run, {report.embedded_at_switch} at the switch)"
+            f"by an earlier run, {report.embedded_at_switch} at the switch; fill "
+            f"{report.fill_seconds:.1f} s, index {report.index_seconds:.1f} s, switch "
+            f"{report.switch_seconds * 1000:.0f} ms)"
         )
         self.stdout.write(self.style.SUCCESS("switched"))
 
