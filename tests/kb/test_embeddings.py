@@ -132,3 +132,16 @@ def test_openai_provider_errors_are_typed(fake_openai, settings):
     settings.KB = {**settings.KB, "EMBEDDING_BASE_URL": "http://127.0.0.1:9/v1"}
     with pytest.raises(EmbeddingError, match="unreachable"):
         get_embedder().embed_query("x")
+
+
+def test_openai_size_is_the_endpoints_own_unless_configured(fake_openai, settings):
+    # KB_EMBEDDING_DIMENSIONS 0: the first answer fixes the size, every later one is checked
+    settings.KB = {**settings.KB, "EMBEDDING_DIMENSIONS": 0}
+    fake_openai.dims = 768
+    embedder = build_embedder("openai")
+    assert embedder.dimensions == 0
+    assert len(embedder.embed_query("x")) == 768 and embedder.dimensions == 768
+    assert "dimensions" not in fake_openai.seen[-1]["body"]
+    fake_openai.dims = 384
+    with pytest.raises(EmbeddingDimensionError, match="384.*768"):
+        embedder.embed_query("x")

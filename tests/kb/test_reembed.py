@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from django.core.management import call_command
@@ -18,6 +20,7 @@ from django.db import connection
 from django_tenants.utils import schema_context
 
 from kb.embeddings import SpaceSpec, build_embedder, get_embedder, reset_embedders
+from kb.embeddings.hashing import HashEmbedder
 from kb.embeddings.spaces import stored_dimensions
 from kb.ingestion.chunk import ChunkDraft
 from kb.models import Chunk, Document, EmbeddingSpace, SpaceState
@@ -339,3 +342,44 @@ def test_a_model_of_another_size_than_the_stored_vectors_is_a_clear_error(alpha,
     with pytest.raises(CommandError, match="768"):
         call_command("kb_check", "--tenant", "alpha")
     reset_embedders()
+
+
+class _HashEndpoint(BaseHTTPRequestHandler):
+    """An OpenAI-compatible /v1/embeddings answering with 64-d hash vectors."""
+
+    model = HashEmbedder(dimensions=64)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        vectors = self.model.embed_documents(list(body["input"]))
+        data = [{"index": i, "embedding": vector} for i, vector in enumerate(vectors)]
+        payload = json.dumps({"data": data}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_reembed_into_an_openai_compatible_endpoint_learns_its_size(space, capsys):
+    server = HTTPServer(("127.0.0.1", 0), _HashEndpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base_url = f"http://127.0.0.1:{server.server_port}/v1"
+    try:
+        call_command(
+            "kb_reembed", "--tenant", SCHEMA, "--provider", "openai", "--base-url", base_url,
+            "--model", "hash-64", "--json",
+        )  # fmt: skip
+        report = json.loads(capsys.readouterr().out)
+        assert report["dimensions"] == 64 and report["target"].startswith("openai:")
+        assert stored_dimensions() == 64
+        # queries now go to the endpoint: the cosines are its model's
+        _assert_cosines_from(
+            SpaceSpec(provider="hash", dimensions=64),
+            search(user=_reader(space), query=QUERY, mode="dense"),
+            _embed_texts(),
+        )
+    finally:
+        server.shutdown()
