@@ -39,6 +39,8 @@ ACTIVE_COLUMN = "embedding"
 NEXT_COLUMN = "embedding_next"
 NEXT_INDEX = "kb_chunk_embedding_next_hnsw"
 DIMENSION_PROBE = "dimension probe"
+# one run per tenant at a time: a session-level advisory lock named by the schema
+RUN_LOCK = "hashtext('kb_reembed:' || current_schema())"
 
 
 class ReembedError(Exception):
@@ -214,7 +216,9 @@ def reembed_index() -> None:
 def reembed_switch(*, embedder: Embedder, batch_size: int) -> int:
     """Make the new space active in one transaction; returns the chunks embedded in it."""
     with transaction.atomic():
-        building = EmbeddingSpace.objects.select_for_update().get(state=SpaceState.BUILDING)
+        building = EmbeddingSpace.objects.select_for_update().filter(state="building").first()
+        if building is None:
+            raise ReembedError("No re-embed is in progress on this tenant.")
         with connection.cursor() as cursor:
             # writers wait from here (ingestion takes ROW EXCLUSIVE); readers go on
             cursor.execute(f"LOCK TABLE {_table()} IN SHARE ROW EXCLUSIVE MODE")
@@ -237,14 +241,22 @@ def reembed_abort() -> bool:
     """Drop an unfinished re-embed (its column, index and record); False if there was none."""
     if connection.in_atomic_block:
         raise ReembedError("--abort drops an index concurrently: run it outside a transaction.")
-    found = EmbeddingSpace.objects.filter(state=SpaceState.BUILDING).exists()
-    found = found or _column_exists(NEXT_COLUMN)
     with connection.cursor() as cursor:
-        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {NEXT_INDEX}")
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE {_table()} DROP COLUMN IF EXISTS {NEXT_COLUMN}")
-        EmbeddingSpace.objects.filter(state=SpaceState.BUILDING).delete()
-    return found
+        cursor.execute(f"SELECT pg_try_advisory_lock({RUN_LOCK})")
+        if not cursor.fetchone()[0]:
+            raise ReembedError("A kb_reembed is running on this tenant: stop it first.")
+    try:
+        found = EmbeddingSpace.objects.filter(state=SpaceState.BUILDING).exists()
+        found = found or _column_exists(NEXT_COLUMN)
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {NEXT_INDEX}")
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {_table()} DROP COLUMN IF EXISTS {NEXT_COLUMN}")
+            EmbeddingSpace.objects.filter(state=SpaceState.BUILDING).delete()
+        return found
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT pg_advisory_unlock({RUN_LOCK})")
 
 
 def tenant_reembed(
@@ -256,6 +268,31 @@ def tenant_reembed(
     on_batch: Progress | None = None,
 ) -> ReembedReport:
     """Re-embed the current tenant into `target` (resuming an interrupted run) and switch."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT pg_try_advisory_lock({RUN_LOCK})")
+        if not cursor.fetchone()[0]:
+            raise ReembedError("Another kb_reembed is running on this tenant.")
+    try:
+        return _reembed(
+            target=target,
+            batch_size=batch_size,
+            embedder=embedder,
+            on_start=on_start,
+            on_batch=on_batch,
+        )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT pg_advisory_unlock({RUN_LOCK})")
+
+
+def _reembed(
+    *,
+    target: SpaceSpec,
+    batch_size: int,
+    embedder: Embedder | None,
+    on_start: Callable[[int, int], Any] | None,
+    on_batch: Progress | None,
+) -> ReembedReport:
     source = active_space(fresh=True)
     target, embedder = resolve_target(target, embedder)
     reembed_start(target=target)

@@ -287,6 +287,25 @@ def test_abort_drops_an_unfinished_reembed(space):
         tenant_reembed(target=OLD, batch_size=4)
 
 
+def test_one_run_per_tenant_at_a_time(space):
+    from django.db import connections
+
+    other = connections.create_connection("default")  # another kb_reembed's session
+    try:
+        with other.cursor() as cursor:
+            cursor.execute(f"SET search_path = {SCHEMA}, public")
+            cursor.execute("SELECT pg_advisory_lock(hashtext('kb_reembed:' || current_schema()))")
+        with pytest.raises(ReembedError, match="Another kb_reembed is running"):
+            tenant_reembed(target=NEW, batch_size=50)
+        with pytest.raises(ReembedError, match="stop it first"):
+            reembed_abort()
+    finally:
+        other.close()
+    assert stored_dimensions(NEXT_COLUMN) == 0  # the refused run changed nothing
+    tenant_reembed(target=NEW, batch_size=50)  # the lock went with the other session
+    assert stored_dimensions() == NEW.dimensions
+
+
 def test_other_tenants_are_untouched(space, tenants):
     tenant_reembed(target=NEW, batch_size=50)
     assert stored_dimensions() == NEW.dimensions
