@@ -495,8 +495,13 @@ def document_ingest(
     source_type: str | None = None,
     embedder: Embedder | None = None,
     origin: ChangeOrigin = SERVICE_ORIGIN,
+    space: ActiveSpace | None = None,
 ) -> IngestOutcome:
-    """Ingest one source: skip when unchanged, else embed then write everything atomically."""
+    """Ingest one source: skip when unchanged, else embed then write everything atomically.
+
+    `space`: the tenant's active space `embedder` embeds in (a wrapper around the active
+    embedder): a kb_reembed switch before the write then embeds the chunks again.
+    """
     item = IngestItem(
         source_path=source_path, content=content, title=title, source_type=source_type
     )
@@ -508,6 +513,7 @@ def document_ingest(
             _embed_in_active_space([planned])
         else:
             _embed([planned], embedder)
+            planned.space = None if space is None else space.key
         return _write(planned, origin)
     except EmbeddingError as exc:
         return _failed(planned, exc)

@@ -27,6 +27,8 @@ from kb.models import Chunk, Document, EmbeddingSpace, SpaceState
 from kb.reembed import NEXT_COLUMN, ReembedError, count_chunks, reembed_abort, tenant_reembed
 from kb.retrieval import search
 from kb.services import IngestItem, document_ingest, documents_ingest_many
+from kb.tasks import run_ingest_job
+from kb.uploads import UploadFile, ingest_jobs_enqueue
 from portal.access.models import Project
 from portal.access.services import project_ensure
 from portal.tenants.models import Tenant
@@ -242,6 +244,13 @@ def test_documents_ingested_during_the_reembed_are_in_the_new_space_after_it(spa
     assert [o.status for o in outcomes] == ["created"] * 3, [o.error for o in outcomes]
     bulk = Chunk.objects.filter(document__source_path__startswith="bulk-")
     assert bulk.count() == 3 and {len(chunk.embedding) for chunk in bulk} == {NEW.dimensions}
+    # and an upload's background job (the worker's path, with its progress wrapper)
+    [job] = ingest_jobs_enqueue(
+        project=project, user=None, files=[UploadFile(name="job.md", data=b"# Job\n\nText.\n")]
+    )
+    assert run_ingest_job(job_id=job.pk)["state"] == "done"
+    job_chunks = Chunk.objects.filter(document__source_path="job.md")
+    assert job_chunks and {len(chunk.embedding) for chunk in job_chunks} == {NEW.dimensions}
 
 
 def test_a_killed_run_resumes_without_embedding_done_chunks_again(space):
