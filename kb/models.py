@@ -311,3 +311,39 @@ class IngestJob(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.state in FINISHED_JOB_STATES
+
+
+class SpaceState(models.TextChoices):
+    ACTIVE = "active", "Active (search and ingestion use it)"
+    BUILDING = "building", "Building (kb_reembed is filling its vectors)"
+    RETIRED = "retired", "Retired (replaced by a re-embed)"
+
+
+class EmbeddingSpace(models.Model):
+    """The model a tenant's stored chunk vectors come from (kb_reembed records it).
+
+    At most one row is active and one building. A tenant without an active row is in the
+    space the settings configure (KB_EMBEDDING_PROVIDER, KB_EMBEDDING_MODEL_PATH, ...).
+    """
+
+    provider = models.CharField(max_length=20)
+    # local: the model folder ("" = the packaged model); openai: the model name
+    model = models.CharField(max_length=1000, blank=True, default="")
+    base_url = models.CharField(max_length=1000, blank=True, default="")  # openai only
+    dimensions = models.PositiveIntegerField()
+    state = models.CharField(max_length=20, choices=SpaceState.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+    switched_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["state"],
+                condition=models.Q(state__in=["active", "building"]),
+                name="kb_embeddingspace_one_per_state",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.model or '-'} ({self.dimensions}-d, {self.state})"

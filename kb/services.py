@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -16,9 +15,9 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from kb.curation import SERVICE_ORIGIN, ChangeOrigin, audited_values, report_changes
-from kb.embeddings import Embedder, EmbeddingError, get_embedder
-from kb.embeddings.base import check_dimensions
+from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.embeddings.exceptions import EmbeddingDimensionError
+from kb.embeddings.spaces import ActiveSpace, active_space, check_space_dimensions
 from kb.ingestion.budget import IngestBudget, IngestRejected
 from kb.ingestion.extract import UnsupportedSource
 from kb.ingestion.prepare import (
@@ -28,7 +27,7 @@ from kb.ingestion.prepare import (
     content_hash,
     prepare_document,
 )
-from kb.models import EMBEDDING_DIMENSIONS, Chunk, Document, Edge
+from kb.models import Chunk, Document, Edge
 from portal.access.models import Project
 
 logger = logging.getLogger(__name__)
@@ -69,6 +68,8 @@ class _Plan:
     prepared: PreparedDocument
     title_override: str | None
     vectors: list[list[float]] | None = None
+    # the tenant's active embedding space the vectors are in (None: the caller's embedder)
+    space: str | None = None
 
 
 def chunk_params() -> ChunkParams:
@@ -194,12 +195,38 @@ def _embed(plans: list[_Plan], embedder: Embedder) -> None:
     if len(vectors) != len(texts):
         raise EmbeddingError(f"embedder returned {len(vectors)} vectors for {len(texts)} chunks")
     for vector in vectors[:1]:
-        check_dimensions(provider=embedder.name, actual=len(vector), expected=EMBEDDING_DIMENSIONS)
+        check_space_dimensions(active_space(), len(vector))
     cursor = 0
     for plan in plans:
         count = len(plan.prepared.chunks)
         plan.vectors = list(vectors[cursor : cursor + count])
         cursor += count
+
+
+def _embed_in_active_space(
+    plans: list[_Plan], resolved: tuple[ActiveSpace, Embedder] | None = None
+) -> None:
+    """_embed in the tenant's active embedding space, remembered on each plan (`resolved`
+    by the caller on the tenant's thread: a worker thread's connection is in no tenant)."""
+    space, embedder = resolved or active_embedder()
+    _embed(plans, embedder)
+    for plan in plans:
+        plan.space = space.key
+
+
+def _hold_embedding_space(plans: list[_Plan]) -> None:
+    """Inside the write transaction: keep a kb_reembed switch out until it commits, and
+    embed again what was embedded in a space the tenant has left since."""
+    with connection.cursor() as cursor:
+        # conflicts only with the switch's lock (never with other writers or readers)
+        cursor.execute(f"LOCK TABLE {Chunk._meta.db_table} IN ROW EXCLUSIVE MODE")
+    space = active_space(fresh=True)
+    stale = [plan for plan in plans if plan.space is not None and plan.space != space.key]
+    if stale:
+        _embed_in_active_space(stale)
+    for plan in plans:
+        for vector in (plan.vectors or [])[:1]:
+            check_space_dimensions(space, len(vector))
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -246,6 +273,7 @@ def _write(plan: _Plan, origin: ChangeOrigin) -> IngestOutcome:
     """Document + chunks + edges in one transaction."""
     prepared, project = plan.prepared, plan.project
     with transaction.atomic():
+        _hold_embedding_space([plan])
         document, created, slug, warnings = _claim_row(project=project, prepared=prepared)
         old_slug = None if created else document.slug
         before = None if created else audited_values(document)
@@ -344,6 +372,7 @@ def _write_many(plans: list[_Plan], origin: ChangeOrigin) -> list[IngestOutcome]
 
 def _write_many_atomic(plans: list[_Plan], origin: ChangeOrigin) -> list[IngestOutcome]:
     project = plans[0].project
+    _hold_embedding_space(plans)
     paths = [plan.prepared.source_path for plan in plans]
     slugs = [plan.prepared.slug for plan in plans]
     if len(set(paths)) != len(paths) or len(set(slugs)) != len(slugs):
@@ -466,8 +495,13 @@ def document_ingest(
     source_type: str | None = None,
     embedder: Embedder | None = None,
     origin: ChangeOrigin = SERVICE_ORIGIN,
+    space: ActiveSpace | None = None,
 ) -> IngestOutcome:
-    """Ingest one source: skip when unchanged, else embed then write everything atomically."""
+    """Ingest one source: skip when unchanged, else embed then write everything atomically.
+
+    `space`: the tenant's active space `embedder` embeds in (a wrapper around the active
+    embedder): a kb_reembed switch before the write then embeds the chunks again.
+    """
     item = IngestItem(
         source_path=source_path, content=content, title=title, source_type=source_type
     )
@@ -475,10 +509,14 @@ def document_ingest(
     if isinstance(planned, IngestOutcome):
         return planned
     try:
-        _embed([planned], embedder or get_embedder())
+        if embedder is None:
+            _embed_in_active_space([planned])
+        else:
+            _embed([planned], embedder)
+            planned.space = None if space is None else space.key
+        return _write(planned, origin)
     except EmbeddingError as exc:
         return _failed(planned, exc)
-    return _write(planned, origin)
 
 
 def _failed(plan: _Plan, exc: Exception) -> IngestOutcome:
@@ -560,15 +598,27 @@ def documents_ingest_many(
     """Bulk ingest: embeds chunks of many documents per call, in a worker thread, while the
     previous batch is written (one transaction per document), so the model never waits on
     the database."""
-    resolved: list[Embedder] = [embedder] if embedder is not None else []
-    lock = threading.Lock()
 
-    def embed(batch: list[_Plan]) -> None:
-        # the model loads on the first batch that needs it: an all-unchanged re-run never pays
-        with lock:
-            if not resolved:
-                resolved.append(get_embedder())
-        _embed(batch, resolved[0])
+    def resolve() -> tuple[ActiveSpace, Embedder] | EmbeddingError | None:
+        # On this thread (the tenant's connection), per batch: kb_reembed may switch the
+        # space during a run. The model loads on the first batch that needs it: an
+        # all-unchanged re-run never pays. A provider error fails the batch's documents.
+        if embedder is not None:
+            return None
+        try:
+            return active_embedder()
+        except EmbeddingError as exc:
+            return exc
+
+    def embed(
+        batch: list[_Plan], resolved: tuple[ActiveSpace, Embedder] | Exception | None
+    ) -> None:
+        if embedder is not None:
+            _embed(batch, embedder)
+        elif isinstance(resolved, Exception):
+            raise resolved
+        else:
+            _embed_in_active_space(batch, resolved)
 
     params = chunk_params()
     batch_chunks = batch_chunks or max(1, int(settings.KB["EMBEDDING_BATCH_SIZE"])) * 4
@@ -587,7 +637,7 @@ def documents_ingest_many(
         except Exception:  # noqa: BLE001 - isolate the failure: retry document by document
             for plan in batch:
                 try:
-                    embed([plan])
+                    embed([plan], resolve())
                 except ImproperlyConfigured:
                     raise
                 except Exception as exc:  # noqa: BLE001 - reported on this document
@@ -603,7 +653,7 @@ def documents_ingest_many(
         for batch in _batches(
             project=project, items=items, params=params, batch_chunks=batch_chunks, done=done
         ):
-            future = pool.submit(embed, batch)
+            future = pool.submit(embed, batch, resolve())
             if pending is not None:
                 write_batch(*pending)
             pending = (batch, future)

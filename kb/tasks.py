@@ -15,7 +15,7 @@ from django_tasks import task
 from django_tenants.utils import get_tenant_model, schema_context
 
 from kb.curation import ChangeOrigin
-from kb.embeddings import Embedder, get_embedder
+from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.models import Document, IngestJob, JobState
 from kb.services import document_ingest
 
@@ -97,13 +97,22 @@ def run_ingest_job(*, job_id: int, embedder: Embedder | None = None) -> dict[str
             project=job.project, source_path=job.source_path, deleted_at__isnull=True
         ).update(content_hash="")
     try:
+        # the tenant's active space, so a kb_reembed switch before the write is noticed
+        progress: ProgressEmbedder | None = None
+        space = None
+        try:
+            space, inner = (None, embedder) if embedder is not None else active_embedder()
+            progress = ProgressEmbedder(inner, job)
+        except EmbeddingError:
+            pass  # document_ingest meets it again and reports it on the job, as any failure
         outcome = document_ingest(
             project=job.project,
             source_path=job.source_path,
             content=bytes(job.content),
             source_type=job.source_type,
-            embedder=ProgressEmbedder(embedder or get_embedder(), job),
+            embedder=progress,
             origin=ChangeOrigin(actor=job.uploaded_by, via="service"),
+            space=space,
         )
     except Exception as exc:
         logger.exception("ingest job %s failed", job.pk)

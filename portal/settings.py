@@ -311,7 +311,12 @@ _EMBEDDING_PROVIDER = env_str("KB_EMBEDDING_PROVIDER", "hash" if TESTING else "l
 KB: dict[str, Any] = {
     # Embeddings: local (sentence-transformers, offline package) | openai | hash (tests only)
     "EMBEDDING_PROVIDER": _EMBEDDING_PROVIDER,
-    "EMBEDDING_DIMENSIONS": env_int("KB_EMBEDDING_DIMENSIONS", 384),
+    # A sentence-transformers model folder on local disk for the local provider ("" = the
+    # packaged all-MiniLM-L6-v2); never downloaded.
+    "EMBEDDING_MODEL_PATH": env_str("KB_EMBEDDING_MODEL_PATH"),
+    # Vector size: 0 = the model's own (local: read from the model; openai: the endpoint's
+    # first answer; hash: 384). When set, checked (and requested from text-embedding-3).
+    "EMBEDDING_DIMENSIONS": env_int("KB_EMBEDDING_DIMENSIONS", 0),
     "EMBEDDING_BATCH_SIZE": env_int("KB_EMBEDDING_BATCH_SIZE", 64),
     "EMBEDDING_BASE_URL": env_str("KB_EMBEDDING_BASE_URL", "https://api.openai.com/v1"),
     "EMBEDDING_MODEL": env_str("KB_EMBEDDING_MODEL", "text-embedding-3-small"),
@@ -323,6 +328,11 @@ KB: dict[str, Any] = {
         "KB_EMBEDDING_MAX_TOKENS",
         {"local": 256, "openai": 8191}.get(_EMBEDDING_PROVIDER, 0),
     ),
+    # How long a process trusts its lookup of a tenant's active embedding space (kb_reembed
+    # switches it); 0 looks it up on every query.
+    "EMBEDDING_SPACE_CACHE_SECONDS": env_float("KB_EMBEDDING_SPACE_CACHE_SECONDS", 1.0),
+    # Chunks kb_reembed embeds and writes per batch (one short transaction each)
+    "REEMBED_BATCH_SIZE": env_int("KB_REEMBED_BATCH_SIZE", 256),
     # LRU of query/sentence vectors per process (0 disables)
     "EMBEDDING_CACHE_SIZE": env_int("KB_EMBEDDING_CACHE_SIZE", 0 if TESTING else 4096),
     # Chunking

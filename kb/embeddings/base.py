@@ -37,10 +37,10 @@ def l2_normalise(vector: Sequence[float]) -> list[float]:
 
 
 def check_dimensions(*, provider: str, actual: int, expected: int) -> None:
-    """Raise EmbeddingDimensionError unless the provider matches the stored column size."""
+    """Raise EmbeddingDimensionError unless the provider gives the expected vector size."""
     if actual != expected:
         raise EmbeddingDimensionError(
-            f"Embedding provider {provider!r} produces {actual}-dimensional vectors but the "
-            f"knowledge base stores vector({expected}). Use a {expected}-d model or re-create "
-            "the chunk table for the new size."
+            f"Embedding provider {provider!r} produces {actual}-dimensional vectors but "
+            f"{expected} were expected (the knowledge base stores vector({expected})). Use a "
+            f"{expected}-d model, or move the tenant to the new model with kb_reembed."
         )

@@ -3,7 +3,8 @@
 Identical text gives an identical vector, so a repeated question or a sentence quoted again
 by the answer composer is not re-encoded. Ingestion does not use it (chunks are embedded once).
 Entries are keyed by tenant schema: a hit is faster, so a shared entry would tell one tenant
-that another recently asked the exact same text.
+that another recently asked the exact same text. And by embedding space (provider, model,
+size): after kb_reembed switches a tenant, no old-model vector is served.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ _lock = threading.Lock()
 _entries: OrderedDict[tuple[str, str, str], list[float]] = OrderedDict()
 
 
+def _space(embedder: Embedder) -> str:
+    # embedders from build_embedder carry their space; a wrapper without one is its own
+    return str(getattr(embedder, "space", "") or embedder.name)
+
+
 def _capacity() -> int:
     return int(settings.KB.get("EMBEDDING_CACHE_SIZE", 0))
 
@@ -30,7 +36,8 @@ def embed_texts_cached(embedder: Embedder, texts: list[str]) -> list[list[float]
     if capacity <= 0:
         return embedder.embed_documents(texts)
     schema = current_schema()
-    keys = [(schema, embedder.name, text) for text in texts]
+    space = _space(embedder)
+    keys = [(schema, space, text) for text in texts]
     found: dict[tuple[str, str, str], list[float]] = {}
     with _lock:
         for key in keys:
@@ -51,7 +58,7 @@ def embed_query_cached(embedder: Embedder, text: str) -> list[float]:
     capacity = _capacity()
     if capacity <= 0:
         return embedder.embed_query(text)
-    key = (current_schema(), embedder.name, text)
+    key = (current_schema(), _space(embedder), text)
     with _lock:
         vector = _entries.get(key)
         if vector is not None:

@@ -9,3 +9,7 @@ class EmbeddingError(RuntimeError):
 
 class EmbeddingDimensionError(EmbeddingError):
     """A provider produces vectors whose size differs from the stored vector column."""
+
+
+class EmbeddingSpaceChanged(EmbeddingError):
+    """The tenant switched embedding space between embedding a query and searching with it."""

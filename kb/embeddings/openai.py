@@ -13,7 +13,11 @@ from portal.http import urlopen_no_redirect
 
 
 class OpenAIEmbedder:
-    """POST {base_url}/embeddings with {model, input}; vectors re-normalised to unit length."""
+    """POST {base_url}/embeddings with {model, input}; vectors re-normalised to unit length.
+
+    `dimensions` 0 takes the endpoint's own size, fixed by its first answer and checked on
+    every later one; a set size is also requested from models that shorten natively.
+    """
 
     name = "openai"
 
@@ -24,7 +28,7 @@ class OpenAIEmbedder:
         model: str,
         api_key: str = "",
         timeout: float = 30.0,
-        dimensions: int = 384,
+        dimensions: int = 0,
         batch_size: int = 64,
     ) -> None:
         if not base_url:
@@ -40,7 +44,7 @@ class OpenAIEmbedder:
 
     def _post(self, texts: list[str]) -> list[list[float]]:
         payload: dict[str, Any] = {"model": self.model, "input": texts}
-        if self.model.startswith("text-embedding-3"):
+        if self.dimensions and self.model.startswith("text-embedding-3"):
             # OpenAI's v3 models shorten natively to the stored column size
             payload["dimensions"] = self.dimensions
         headers = {"Content-Type": "application/json"}
@@ -83,6 +87,8 @@ class OpenAIEmbedder:
                 f"Embedding endpoint returned {len(vectors)} vectors for {len(texts)} texts."
             )
         for vector in vectors:
+            if not self.dimensions:
+                self.dimensions = len(vector)  # the first answer fixes the size
             check_dimensions(provider=self.name, actual=len(vector), expected=self.dimensions)
         return [l2_normalise(vector) for vector in vectors]
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from django.core.exceptions import EmptyResultSet
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, DataError, connection, transaction
 from django.db.models import QuerySet
 
+from kb.embeddings.exceptions import EmbeddingSpaceChanged
 from kb.models import Chunk, Document
 from kb.retrieval.exceptions import KeywordArmError
 from kb.retrieval.types import Candidate
@@ -55,6 +56,14 @@ def vector_literal(vector: Sequence[float]) -> str:
 @lru_cache(maxsize=32)  # one search binds its query vector in up to five statements
 def _literal(values: tuple[float, ...]) -> str:
     return "[" + ",".join(["%.7g"] * len(values)) % values + "]"
+
+
+def space_changed(exc: BaseException) -> bool:
+    """True for a query vector of another size than the stored ones: kb_reembed switched
+    the tenant's embedding space after the query was embedded."""
+    if isinstance(exc, EmbeddingSpaceChanged):
+        return True
+    return isinstance(exc, DataError) and "different vector dimensions" in str(exc)
 
 
 def _tables() -> dict[str, str]:
@@ -200,16 +209,21 @@ def semantic_arm(
     # statistics after a bulk ingest) it would otherwise sort every visible vector.
     ef = max(ef_search, k)
     steer = {"hnsw.ef_search": str(ef), "enable_sort": "off", **SERIAL}
-    with connection.cursor() as cursor:
-        rows = fetch_with_settings(cursor, steer, sql, params)
-        if 0 < len(rows) < k and len(rows) * HNSW_EF_SEARCH_MAX >= k * ef:
-            # The filter kept a share of the scanned rows that the widest scan should turn
-            # into k: ask the index again before reading every visible vector.
-            widest = {**steer, "hnsw.ef_search": str(HNSW_EF_SEARCH_MAX)}
-            rows = fetch_with_settings(cursor, widest, sql, params)
-        if len(rows) < k:
-            exact = {**steer, "enable_sort": "on", "enable_indexscan": "off"}
-            rows = fetch_with_settings(cursor, exact, sql, params)
+    try:
+        with connection.cursor() as cursor:
+            rows = fetch_with_settings(cursor, steer, sql, params)
+            if 0 < len(rows) < k and len(rows) * HNSW_EF_SEARCH_MAX >= k * ef:
+                # The filter kept a share of the scanned rows that the widest scan should
+                # turn into k: ask the index again before reading every visible vector.
+                widest = {**steer, "hnsw.ef_search": str(HNSW_EF_SEARCH_MAX)}
+                rows = fetch_with_settings(cursor, widest, sql, params)
+            if len(rows) < k:
+                exact = {**steer, "enable_sort": "on", "enable_indexscan": "off"}
+                rows = fetch_with_settings(cursor, exact, sql, params)
+    except DataError as exc:
+        if space_changed(exc):
+            raise EmbeddingSpaceChanged(str(exc)) from exc
+        raise
     return _candidates(rows, arm="semantic")
 
 
@@ -379,6 +393,8 @@ def keyword_arm(
                 (*branch_params, *scope.params, k, *cosine_params),
             )
     except DatabaseError as exc:
+        if space_changed(exc):  # not a keyword failure: the whole search is redone
+            raise EmbeddingSpaceChanged(str(exc)) from exc
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
     return _candidates(rows, arm="keyword")
 

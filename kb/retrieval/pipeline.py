@@ -9,13 +9,15 @@ from concurrent.futures import Future
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, DataError
 from django.utils import timezone
 
+from kb.embeddings.exceptions import EmbeddingSpaceChanged
+from kb.embeddings.spaces import forget_active_spaces
 from kb.models import Document
 from kb.retrieval import parallel
 from kb.retrieval import query as query_text
-from kb.retrieval.arms import Scope, keyword_arm, semantic_arm
+from kb.retrieval.arms import Scope, keyword_arm, semantic_arm, space_changed
 from kb.retrieval.diversify import passes_floor, select
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
 from kb.retrieval.expand import expand
@@ -35,6 +37,7 @@ from kb.retrieval.types import (
     SearchHit,
     SearchResult,
 )
+from portal.tenants.selectors import current_schema
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +118,42 @@ def search(
     mentions: Iterable[str] = (),
     query_vector: Sequence[float] | None = None,
 ) -> SearchResult:
-    """Hybrid retrieval with the canonical trust gradient, as `user` may see it.
+    """Hybrid retrieval with the canonical trust gradient, as `user` may see it (`_search`).
+
+    A query embedded just before kb_reembed switched the tenant to another embedding space
+    is embedded again in the new space and searched once more, never an error.
+    """
+    request: dict[str, Any] = {
+        "user": user,
+        "query": query,
+        "limit": limit,
+        "filters": filters,
+        "min_similarity": min_similarity,
+        "mode": mode,
+        "mentions": tuple(mentions),
+        "query_vector": query_vector,
+    }
+    try:
+        return _search(**request)
+    except (EmbeddingSpaceChanged, DataError) as exc:
+        if not space_changed(exc) or query_vector is not None:
+            raise  # another error, or the caller's own vector: only the caller can redo it
+        forget_active_spaces(current_schema())
+        return _search(**request)
+
+
+def _search(
+    *,
+    user: Any,
+    query: str,
+    limit: int | None = None,
+    filters: SearchFilters | None = None,
+    min_similarity: float | None = None,
+    mode: str = "hybrid",
+    mentions: Iterable[str] = (),
+    query_vector: Sequence[float] | None = None,
+) -> SearchResult:
+    """The pipeline behind `search`.
 
     `mentions` adds slugs to those @mentioned in the query. `query_vector` skips embedding
     the query (benchmarks that embed all queries up front). Numbers come from settings.KB,
@@ -147,11 +185,10 @@ def search(
     vector = list(query_vector) if query_vector is not None else None
     embedding_available = True
     if vector is None:
-        from kb.embeddings import EmbeddingError, get_embedder
-        from kb.embeddings.cache import embed_query_cached
+        from kb.embeddings import EmbeddingError, embed_query
 
         try:
-            vector = embed_query_cached(get_embedder(), arm_query)
+            vector = embed_query(arm_query)  # in the tenant's active embedding space
         except EmbeddingError as exc:
             embedding_available = False
             logger.warning("query embedding failed, keyword-only search: %s", exc)

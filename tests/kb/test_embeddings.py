@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 
 from kb.embeddings import (
     EmbeddingDimensionError,
@@ -25,12 +26,14 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
+    # provider tests run outside any tenant (a client request earlier leaves its schema set)
+    connection.set_schema_to_public()
     reset_embedders()
     yield
     reset_embedders()
 
 
-def test_hash_embedder_is_deterministic_unit_and_word_sensitive():
+def test_hash_embedder_is_deterministic_unit_and_word_sensitive(db):
     embedder = get_embedder()
     assert embedder.name == "hash" and embedder.dimensions == 384
     a, b, c = embedder.embed_documents(
@@ -54,10 +57,12 @@ def test_unknown_provider_is_a_configuration_error(settings):
         get_embedder()
 
 
-def test_configured_dimension_mismatch_is_refused(settings):
+def test_configured_dimension_mismatch_is_refused(settings, alpha):
+    # a 768-d model is a valid embedder; for a tenant that stores vector(384) it is refused
     settings.KB = {**settings.KB, "EMBEDDING_DIMENSIONS": 768}
-    with pytest.raises(EmbeddingDimensionError, match="vector\\(384\\)"):
-        build_embedder("hash")
+    assert build_embedder("hash").dimensions == 768
+    with pytest.raises(EmbeddingDimensionError, match="vector\\(384\\).*kb_reembed"):
+        get_embedder()
 
 
 class _FakeOpenAI(BaseHTTPRequestHandler):
@@ -97,6 +102,7 @@ def fake_openai(settings):
         "EMBEDDING_PROVIDER": "openai",
         "EMBEDDING_BASE_URL": f"http://127.0.0.1:{server.server_port}/v1/",
         "EMBEDDING_MODEL": "nomic-embed-text",
+        "EMBEDDING_DIMENSIONS": 384,
         "EMBEDDING_API_KEY": "sk-test",
         "EMBEDDING_TIMEOUT": 5.0,
         "EMBEDDING_BATCH_SIZE": 2,
@@ -126,3 +132,16 @@ def test_openai_provider_errors_are_typed(fake_openai, settings):
     settings.KB = {**settings.KB, "EMBEDDING_BASE_URL": "http://127.0.0.1:9/v1"}
     with pytest.raises(EmbeddingError, match="unreachable"):
         get_embedder().embed_query("x")
+
+
+def test_openai_size_is_the_endpoints_own_unless_configured(fake_openai, settings):
+    # KB_EMBEDDING_DIMENSIONS 0: the first answer fixes the size, every later one is checked
+    settings.KB = {**settings.KB, "EMBEDDING_DIMENSIONS": 0}
+    fake_openai.dims = 768
+    embedder = build_embedder("openai")
+    assert embedder.dimensions == 0
+    assert len(embedder.embed_query("x")) == 768 and embedder.dimensions == 768
+    assert "dimensions" not in fake_openai.seen[-1]["body"]
+    fake_openai.dims = 384
+    with pytest.raises(EmbeddingDimensionError, match="384.*768"):
+        embedder.embed_query("x")

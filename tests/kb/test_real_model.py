@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+from dataclasses import replace
 
 import pytest
 from django.core.management import call_command
@@ -11,6 +13,7 @@ from pgvector.django import CosineDistance
 
 from kb.demo import DEMO_CORPUS_DIR
 from kb.embeddings import get_embedder
+from kb.embeddings.spaces import configured_spec
 from kb.models import Chunk
 from kb.services import IngestItem, documents_ingest_many, ingest_summary
 from portal.access.services import project_ensure
@@ -49,3 +52,36 @@ def test_local_model_embeds_unit_vectors_that_kb_check_accepts(alpha, settings, 
     assert nearest.document.slug == "rb-redis-failover"
     unrelated = embedder.embed_query("quarterly payroll tax filing deadline")
     assert sum(a * b for a, b in zip(query, unrelated, strict=True)) < 0.3
+
+
+def test_a_model_folder_on_disk_loads_through_kb_embedding_model_path(alpha, settings, tmp_path):
+    from kb.embeddings import EmbeddingError, build_embedder, reset_embedders
+    from kb.embeddings.local import packaged_model_path
+
+    folder = tmp_path / "minilm-copy"
+    shutil.copytree(packaged_model_path(), folder)  # any sentence-transformers folder
+    settings.KB = {
+        **settings.KB,
+        "EMBEDDING_PROVIDER": "local",
+        "EMBEDDING_MODEL_PATH": str(folder),
+        "EMBEDDING_DIMENSIONS": 0,
+    }
+    reset_embedders()
+    try:
+        embedder = get_embedder()
+        assert embedder.model_path == str(folder)
+        assert embedder.dimensions == 384  # read from the model, not assumed
+        text = "How do I fail over the Redis cluster?"
+        packaged = build_embedder(replace(configured_spec("local"), model=""))
+        assert embedder.embed_query(text) == pytest.approx(packaged.embed_query(text), abs=1e-5)
+        settings.KB = {**settings.KB, "EMBEDDING_MODEL_PATH": str(tmp_path / "missing")}
+        with pytest.raises(
+            EmbeddingError, match="KB_EMBEDDING_MODEL_PATH .*missing.* not a folder"
+        ):
+            build_embedder("local")
+        (tmp_path / "empty").mkdir()
+        settings.KB = {**settings.KB, "EMBEDDING_MODEL_PATH": str(tmp_path / "empty")}
+        with pytest.raises(EmbeddingError, match="no sentence-transformers model"):
+            build_embedder("local")
+    finally:
+        reset_embedders()

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.models import Count
 
-from kb.models import EMBEDDING_DIMENSIONS, Chunk, Document
+from kb.embeddings import EmbeddingError, active_embedder
+from kb.embeddings.spaces import active_space
+from kb.models import Chunk, Document, EmbeddingSpace, SpaceState
+from kb.reembed import NEXT_COLUMN
 from portal.commands import command_tenant
 
 NORM_TOLERANCE = 1e-3
@@ -36,9 +40,19 @@ def knowledge_base_report() -> dict[str, Any]:
             [table],
         )
         column_type = cursor.fetchone()[0]
-    hnsw = any("using hnsw" in d and "embedding" in d and "cosine" in d for d in index_defs)
+    hnsw = any(
+        "using hnsw" in d and "(embedding " in d and "cosine" in d and NEXT_COLUMN not in d
+        for d in index_defs
+    )
     gin = any("using gin" in d and "search_vector" in d for d in index_defs)
     dimension = int(column_type.split("(")[1].rstrip(")")) if "(" in column_type else None
+    space = active_space(fresh=True)
+    try:
+        model_dimension: int | None = active_embedder()[1].dimensions or None
+        model_problem = None
+    except (EmbeddingError, ImproperlyConfigured) as exc:  # a wrong size, a missing folder
+        model_dimension, model_problem = None, str(exc)
+    building = EmbeddingSpace.objects.filter(state=SpaceState.BUILDING).first()
     empty = (
         Document.objects.alive()
         .annotate(n=Count("chunks"))
@@ -55,7 +69,13 @@ def knowledge_base_report() -> dict[str, Any]:
         "chunks_without_search_vector": chunks - with_fts,
         "max_norm_deviation": float(max_deviation) if max_deviation is not None else 0.0,
         "dimension": dimension,
-        "expected_dimension": EMBEDDING_DIMENSIONS,
+        "expected_dimension": model_dimension,
+        "embedding_space": {
+            "model": space.spec.label,
+            # False: never re-embedded, the tenant follows the embedding settings
+            "recorded": space.recorded,
+            "reembed_in_progress": None if building is None else str(building),
+        },
         "indexes": {"hnsw_embedding_cosine": hnsw, "gin_search_vector": gin},
         "documents_without_chunks": [
             {"id": d.pk, "project_key": d.project.key, "slug": d.slug, "path": d.source_path}
@@ -67,10 +87,10 @@ def knowledge_base_report() -> dict[str, Any]:
         problems.append("HNSW cosine index on kb_chunk.embedding is missing")
     if not gin:
         problems.append("GIN index on kb_chunk.search_vector is missing")
-    if dimension != EMBEDDING_DIMENSIONS:
-        problems.append(
-            f"embedding column is {column_type}, expected vector({EMBEDDING_DIMENSIONS})"
-        )
+    if model_problem is not None:
+        problems.append(model_problem)
+    elif model_dimension is not None and dimension != model_dimension:
+        problems.append(f"embedding column is {column_type}, expected vector({model_dimension})")
     if report["unembedded_chunks"]:
         problems.append(f"{report['unembedded_chunks']} chunks have no embedding")
     if report["chunks_without_search_vector"]:
@@ -113,6 +133,11 @@ class Command(BaseCommand):
         write(
             f"dimension             {report['dimension']} (expected {report['expected_dimension']})"
         )
+        space = report["embedding_space"]
+        recorded = "recorded" if space["recorded"] else "from the settings"
+        write(f"embedding space       {space['model']} ({recorded})")
+        if space["reembed_in_progress"]:
+            write(f"re-embed in progress  {space['reembed_in_progress']}")
         for name, present in report["indexes"].items():
             write(f"index {name:<22} {'present' if present else 'MISSING'}")
         if report["documents_without_chunks"]:
