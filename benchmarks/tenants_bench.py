@@ -13,7 +13,8 @@ everywhere), so the run measures the database, not the model N times.
 Measures, in order:
   1. search latency (in process, query vectors up front, hybrid) for tenant 1 while it is
      the only tenant, then again for the same tenant among N, and for a random tenant per
-     query among N (a connection touching every schema's catalog entries);
+     query among N (a connection touching every schema's catalog entries), each on a fresh
+     connection whose catalog-cache memory is reported after the searches;
   2. tenant creation time p50/p95/max and its growth with N (first vs last tenth);
   3. catalog size (pg_class, pg_attribute rows, catalog and database bytes) at 1 and N;
   4. `manage.py migrate_schemas --tenant` over N schemas: a no-op run, and a run applying a
@@ -25,8 +26,10 @@ Measures, in order:
      records the peak number of client backends in pg_stat_activity and the distinct ones.
 --clone K additionally times K tenants created by cloning a template schema (django-tenants'
 TENANT_BASE_SCHEMA + TENANT_CREATION_FAKES_MIGRATIONS) and compares their catalog with a
-migrated tenant's. --cleanup drops the benchmark's tenants at the end (and leftovers of an
-earlier run at the start); --cleanup-only just drops them. Prints JSON.
+migrated tenant's. The tenants are kept: --reuse measures search (and, unless skipped, the
+migrations and the load, --load-tenants K hitting only the first K) on an earlier run's
+tenants without creating them again. --cleanup drops the benchmark's tenants at the end (and
+leftovers of an earlier run at the start); --cleanup-only just drops them. Prints JSON.
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ from django_tenants.utils import get_public_schema_name, schema_context  # noqa:
 
 from kb.embeddings import get_embedder  # noqa: E402
 from kb.evaluation.metrics import percentile  # noqa: E402
-from kb.retrieval import search  # noqa: E402
+from kb.retrieval import parallel, search  # noqa: E402
 from kb.services import IngestItem, documents_ingest_many, ingest_summary  # noqa: E402
 from portal.access.services import user_upsert  # noqa: E402
 from portal.access.tokens import token_issue  # noqa: E402
@@ -190,7 +193,22 @@ def measure_search(
     """Warm-up pass (not counted), then the measured pass."""
     search_latency(schemas, texts, vectors, random.Random(seed))
     samples = search_latency(schemas, texts, vectors, random.Random(seed + 1))
-    return {"label": label, "tenants_in_database": tenant_count(), **ms_summary(samples)}
+    return {
+        "label": label,
+        "tenants_in_database": tenant_count(),
+        **ms_summary(samples),
+        "backend_catalog_cache_mib": backend_cache_mib(),
+    }
+
+
+def backend_cache_mib() -> float:
+    """Memory of this backend's relation and catalog caches (grows with the schemas it read)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT sum(total_bytes) FROM pg_backend_memory_contexts"
+            " WHERE name = 'CacheMemoryContext' OR parent = 'CacheMemoryContext'"
+        )
+        return round(int(cursor.fetchone()[0] or 0) / 2**20, 1)
 
 
 def tenant_count() -> int:
@@ -398,7 +416,10 @@ def bench_load(args: argparse.Namespace, tenants: dict[str, str], texts: list[st
         "--preload",
         "--log-level", "warning",
     ]  # fmt: skip
+    # the sampler counts every backend but its own: close this process's connections first
+    # (this thread's and the parallel search arm's, opened by the in-process searches)
     connection.close()
+    parallel.close_connections()
     server = subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env)
     try:
         first = next(iter(tenants))
@@ -545,14 +566,21 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
     parser.add_argument("--clients", type=int, default=8, help="concurrent HTTP clients")
     parser.add_argument("--load-seconds", type=int, default=30)
+    parser.add_argument(
+        "--load-tenants", type=int, default=0, help="search only the first K tenants (0: all)"
+    )
     parser.add_argument("--warmup", type=int, default=10, help="seconds of unmeasured load first")
     parser.add_argument("--port", type=int, default=8771)
     parser.add_argument("--executors", default="standard,multiprocessing")
     parser.add_argument("--clone", type=int, default=0, help="also time K template clones")
     parser.add_argument("--skip-load", action="store_true")
+    parser.add_argument("--skip-search", action="store_true", help="no in-process latency")
     parser.add_argument("--skip-migrate", action="store_true")
     parser.add_argument("--cleanup", action="store_true", help="drop the tenants at the end")
     parser.add_argument("--cleanup-only", action="store_true")
+    parser.add_argument(
+        "--reuse", action="store_true", help="measure the tenants of an earlier run (kept)"
+    )
     args = parser.parse_args()
     if not args.prefix.isalpha() or not args.prefix.islower():
         raise SystemExit("--prefix: lowercase letters only")
@@ -562,9 +590,10 @@ def main() -> None:
     if args.cleanup_only or (leftovers and args.cleanup):
         print(f"dropping {len(leftovers)} tenants", file=sys.stderr)
         drop_tenants(leftovers)
+        leftovers = []
         if args.cleanup_only:
             return
-    elif leftovers:
+    elif leftovers and not args.reuse:
         raise SystemExit(f"{len(leftovers)} {args.prefix}NNN tenants exist: run with --cleanup")
     # The readers only authenticate with tokens: a fast hasher keeps 300 PBKDF2 runs out.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -591,42 +620,55 @@ def main() -> None:
         tokens[schema] = filled["token"]
         report.setdefault("chunks_per_tenant", filled["chunks"])
 
-    total_started = time.perf_counter()
-    add_tenant(1)
     first = schema_of(args.prefix, 1)
-    report["relations_per_tenant_schema"] = relations_in(first)
-    report["catalog_at_1"] = catalog()
-    report["search_one_of_1"] = measure_search("tenant 1, alone", [first], texts, vectors, 1)
-    for index in range(2, args.tenants + 1):
-        add_tenant(index)
-        if index % 25 == 0:
-            print(
-                f"{index} tenants, last creation {creation[-1] * 1000:.0f} ms",
-                file=sys.stderr,
-                flush=True,
-            )
-    report["setup_seconds"] = round(time.perf_counter() - total_started, 1)
-    report["creation"] = creation_growth(creation)
-    # the first tenant's ingest embedded the corpus with the model; the others reuse the vectors
-    report["ingest_first_tenant_seconds"] = round(ingest[0], 1)
-    report["ingest_other_tenants"] = ms_summary([s * 1000 for s in ingest[1:]])
+    if args.reuse and leftovers:
+        # an earlier run's tenants: new tokens for their readers, no creation measured
+        for schema in leftovers:
+            with schema_context(schema):
+                reader = get_user_model().objects.get(username=READER)
+                tokens[schema] = token_issue(user=reader).key
+        report["tenants"] = len(tokens)
+    else:
+        total_started = time.perf_counter()
+        add_tenant(1)
+        report["relations_per_tenant_schema"] = relations_in(first)
+        report["catalog_at_1"] = catalog()
+        report["search_one_of_1"] = measure_search("tenant 1, alone", [first], texts, vectors, 1)
+        for index in range(2, args.tenants + 1):
+            add_tenant(index)
+            if index % 25 == 0:
+                print(
+                    f"{index} tenants, last creation {creation[-1] * 1000:.0f} ms",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        report["setup_seconds"] = round(time.perf_counter() - total_started, 1)
+        report["creation"] = creation_growth(creation)
+        # the first tenant's ingest embedded the corpus with the model; the others reuse the vectors
+        report["ingest_first_tenant_seconds"] = round(ingest[0], 1)
+        report["ingest_other_tenants"] = ms_summary([s * 1000 for s in ingest[1:]])
     report["catalog_at_n"] = catalog()
     schemas = list(tokens)
-    report["search_one_of_n"] = measure_search(
-        f"tenant 1 among {args.tenants}", [first], texts, vectors, 1
-    )
-    report["search_random_of_n"] = measure_search(
-        f"a random tenant of {args.tenants} per query", schemas, texts, vectors, 1
-    )
-    report["search_ratio_p50"] = round(
-        report["search_one_of_n"]["p50_ms"] / report["search_one_of_1"]["p50_ms"], 3
-    )
+    if not args.skip_search:
+        # a fresh backend: its catalog caches then hold only what the searches below read
+        connection.close()
+        report["search_one_of_n"] = measure_search(
+            f"tenant 1 among {len(schemas)}", [first], texts, vectors, 1
+        )
+        report["search_random_of_n"] = measure_search(
+            f"a random tenant of {len(schemas)} per query", schemas, texts, vectors, 1
+        )
+    if "search_one_of_1" in report and "search_one_of_n" in report:
+        report["search_ratio_p50"] = round(
+            report["search_one_of_n"]["p50_ms"] / report["search_one_of_1"]["p50_ms"], 3
+        )
     if args.clone:
         report["clone"] = bench_clone(args.prefix, args.clone, first)
     if not args.skip_migrate:
         report["migrate_schemas"] = bench_migrations(schemas, args.executors.split(","))
     if not args.skip_load:
-        report["load"] = bench_load(args, tokens, texts)
+        hit = dict(list(tokens.items())[: args.load_tenants or None])
+        report["load"] = bench_load(args, hit, texts)
     if args.cleanup:
         report["drop_seconds"] = round(drop_tenants(schemas), 1)
     print(json.dumps(report, indent=2))
