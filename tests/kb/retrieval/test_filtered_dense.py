@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 from django.db import connection
@@ -10,6 +12,10 @@ from django.test.utils import CaptureQueriesContext
 from kb.models import EMBEDDING_DIMENSIONS, Chunk, Document
 from kb.retrieval.arms import Scope, semantic_arm
 from portal.access.models import Project
+from portal.tenants.models import Tenant
+from tests.conftest import TenantInfo, _ensure_tenant
+
+SCHEMA = "filtered_dense"
 
 
 def unit(rng: np.random.Generator, towards: np.ndarray, cosine: float) -> np.ndarray:
@@ -20,10 +26,29 @@ def unit(rng: np.random.Generator, towards: np.ndarray, cosine: float) -> np.nda
     return cosine * towards + np.sqrt(1 - cosine**2) * noise
 
 
+@pytest.fixture(scope="module")
+def own_tenant(tenants, django_db_blocker) -> Iterator[TenantInfo]:
+    """A tenant of its own: its HNSW graph holds only this corpus, so what an approximate
+    scan reaches does not depend on what other tests left in a shared tenant."""
+    with django_db_blocker.unblock():
+        info = _ensure_tenant(SCHEMA, "filtered-dense.localhost")
+    yield info
+    with django_db_blocker.unblock():
+        connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+        Tenant.objects.filter(schema_name=SCHEMA).delete()
+
+
 @pytest.fixture
-def corpus(alpha):
+def corpus(own_tenant, db):
     """20 chunks tagged `keep`, 40 not; 8 of the untagged are nearer the query than all but one
     tagged chunk, so the 10 nearest hold only 2 visible ones."""
+    with own_tenant.scope():
+        yield _build_corpus()
+
+
+def _build_corpus():
     rng = np.random.default_rng(3)
     query = np.zeros(EMBEDDING_DIMENSIONS)
     query[0] = 1.0
