@@ -31,6 +31,7 @@ def own_tenant(tenants, django_db_blocker) -> Iterator[TenantInfo]:
     """A tenant of its own: its HNSW graph holds only this corpus, so what an approximate
     scan reaches does not depend on what other tests left in a shared tenant."""
     with django_db_blocker.unblock():
+        connection.set_schema_to_public()  # type: ignore[attr-defined]  # a tenant is made there
         info = _ensure_tenant(SCHEMA, "filtered-dense.localhost")
     yield info
     with django_db_blocker.unblock():
