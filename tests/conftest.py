@@ -109,6 +109,14 @@ def user_model():
 
 
 @pytest.fixture(autouse=True)
+def _public_schema_first() -> None:
+    """Every test starts on the public schema, whatever the previous one left set: the
+    embedder follows the current tenant's embedding space, so a schema left behind by an
+    earlier test would change what a test that never names a tenant embeds with."""
+    connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     """PBKDF2 at production cost dominates tests that create users; MD5 is fine here."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
