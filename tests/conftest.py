@@ -43,6 +43,14 @@ def _ensure_tenant(schema: str, host: str) -> TenantInfo:
     return TenantInfo(tenant=tenant, schema=schema, host=host)
 
 
+def drop_tenant(schema: str) -> None:
+    """Drop a test module's own tenant: its schema, then its row (from the public schema)."""
+    connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    Tenant.objects.filter(schema_name=schema).delete()
+
+
 @pytest.fixture(scope="session")
 def tenants(django_db_setup: None, django_db_blocker) -> dict[str, TenantInfo]:
     """Two tenants, alpha and beta, plus the public host; created once per test session."""

@@ -16,7 +16,6 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
 from django_tenants.utils import schema_context
 
 from kb.embeddings import SpaceSpec, build_embedder, get_embedder, reset_embedders
@@ -31,8 +30,7 @@ from kb.tasks import run_ingest_job
 from kb.uploads import UploadFile, ingest_jobs_enqueue
 from portal.access.models import Project
 from portal.access.services import project_ensure
-from portal.tenants.models import Tenant
-from tests.conftest import TenantInfo, _ensure_tenant, make_user
+from tests.conftest import TenantInfo, _ensure_tenant, drop_tenant, make_user
 
 SCHEMA = "reembed"
 PROJECT = "handbook"
@@ -123,10 +121,7 @@ def tenant(tenants, django_db_blocker) -> Iterator[TenantInfo]:
         make_user(info, "reader", projects={PROJECT: "reader"})
     yield info
     with django_db_blocker.unblock():
-        connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
-        Tenant.objects.filter(schema_name=SCHEMA).delete()
+        drop_tenant(SCHEMA)
 
 
 @pytest.fixture

@@ -12,8 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from kb.models import EMBEDDING_DIMENSIONS, Chunk, Document
 from kb.retrieval.arms import Scope, semantic_arm
 from portal.access.models import Project
-from portal.tenants.models import Tenant
-from tests.conftest import TenantInfo, _ensure_tenant
+from tests.conftest import TenantInfo, _ensure_tenant, drop_tenant
 
 SCHEMA = "filtered_dense"
 
@@ -35,10 +34,7 @@ def own_tenant(tenants, django_db_blocker) -> Iterator[TenantInfo]:
         info = _ensure_tenant(SCHEMA, "filtered-dense.localhost")
     yield info
     with django_db_blocker.unblock():
-        connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
-        Tenant.objects.filter(schema_name=SCHEMA).delete()
+        drop_tenant(SCHEMA)
 
 
 @pytest.fixture
