@@ -325,37 +325,39 @@ def measure(data: Structured, project: Project, user, args: argparse.Namespace) 
     out["latency"]["queries"] = args.queries
     # 4. dense-arm recall@10 against exact search (all chunks are in the one project)
     ids = chunk_ids(project, data.n)
-    scope = Scope.for_documents(Document.objects.visible_to(user).filtered(filters))
-    exact = []
-    for vec in qvecs[: args.recall_queries]:
-        scores = data.vectors @ vec
-        exact.append(set(ids[np.argpartition(-scores, 10)[:10]].tolist()))
-    recall = {}
-    for ef in sorted({40, settings.KB["HNSW_EF_SEARCH"], 200, 400}):
-        found, took = 0, []
-        for vec, truth in zip(qvecs[: args.recall_queries], exact, strict=True):
-            started = time.perf_counter()
-            hits = semantic_arm(vector=vec.tolist(), scope=scope, k=10, ef_search=ef)
-            took.append((time.perf_counter() - started) * 1000)
-            found += len(truth & {h.chunk_id for h in hits})
-        recall[f"ef_search={ef}"] = {
-            "recall@10": round(found / (10 * len(exact)), 3),
-            **latency_summary(took),
-        }
-    out["dense_recall"] = recall
-    out["dense_recall"]["queries"] = len(exact)
+    if args.recall_queries:  # 0 skips it
+        scope = Scope.for_documents(Document.objects.visible_to(user).filtered(filters))
+        exact = []
+        for vec in qvecs[: args.recall_queries]:
+            scores = data.vectors @ vec
+            exact.append(set(ids[np.argpartition(-scores, 10)[:10]].tolist()))
+        recall = {}
+        for ef in sorted({40, settings.KB["HNSW_EF_SEARCH"], 200, 400}):
+            found, took = 0, []
+            for vec, truth in zip(qvecs[: args.recall_queries], exact, strict=True):
+                started = time.perf_counter()
+                hits = semantic_arm(vector=vec.tolist(), scope=scope, k=10, ef_search=ef)
+                took.append((time.perf_counter() - started) * 1000)
+                found += len(truth & {h.chunk_id for h in hits})
+            recall[f"ef_search={ef}"] = {
+                "recall@10": round(found / (10 * len(exact)), 3),
+                **latency_summary(took),
+            }
+        out["dense_recall"] = recall
+        out["dense_recall"]["queries"] = len(exact)
     # 5. narrow filters: the HNSW scan finds too few visible rows, the exact scan takes over
-    filtered = {}
-    for tags in (1, 10, 100):
-        narrow = SearchFilters(
-            project_keys=(project.key,), tags=tuple(f"t{t}" for t in range(tags))
-        )
-        took = [
-            timed_search(user, texts[i], qvecs[i], "dense", narrow)
-            for i in range(args.filter_queries)
-        ]
-        filtered[f"{tags / TAGS:.1%} of chunks"] = latency_summary(took)
-    out["dense_filtered"] = filtered
+    if args.filter_queries:  # 0 skips it
+        filtered = {}
+        for tags in (1, 10, 100):
+            narrow = SearchFilters(
+                project_keys=(project.key,), tags=tuple(f"t{t}" for t in range(tags))
+            )
+            took = [
+                timed_search(user, texts[i], qvecs[i], "dense", narrow)
+                for i in range(args.filter_queries)
+            ]
+            filtered[f"{tags / TAGS:.1%} of chunks"] = latency_summary(took)
+        out["dense_filtered"] = filtered
     out["rss_after_search"] = own_rss_mb()
     # the reference holds every chunk in process memory: print what we have first
     print(json.dumps(out), file=sys.stderr, flush=True)
