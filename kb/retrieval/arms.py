@@ -335,7 +335,7 @@ def keyword_arm(
             if not lexemes:
                 return []
             total, frequencies = _document_frequencies(cursor, lexemes)
-            weighted = [(lex, idf(total, frequencies.get(lex, 0))) for lex in lexemes]
+            idfs = {lex: idf(total, frequencies.get(lex, 0)) for lex in lexemes}
             present = sorted(
                 (lex for lex in lexemes if frequencies.get(lex, 0) > 0),
                 key=lambda lex: frequencies[lex],
@@ -344,7 +344,6 @@ def keyword_arm(
                 return []
             common_df = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DF)
             matching = [lex for lex in present if frequencies[lex] <= common_df] or present[:3]
-            idfs = dict(weighted)
             # Each candidate-making term is scored only on the chunks that contain it (one GIN
             # probe per term, summed per chunk), not every term on every candidate: ts_rank
             # costs ~0.5 us a call and a query matches thousands of chunks at 100k. Common

@@ -101,12 +101,13 @@ def identifier_candidates(
         for identifier in found.exact:
             pattern = _word_pattern(identifier)
             cursor.execute(
-                f"""SELECT d.id, lower(d.slug) = lower(%s) OR lower(d.doc_id) = lower(%s)
-                    FROM {t["document"]} d
-                    WHERE d.id IN ({scope.sql})
-                      AND (lower(d.slug) = lower(%s) OR lower(d.doc_id) = lower(%s)
-                           OR d.title ~* %s)""",
-                (identifier, identifier, *scope.params, identifier, identifier, pattern),
+                f"""SELECT id, exact FROM (
+                        SELECT d.id, d.title,
+                               lower(d.slug) = lower(%s) OR lower(d.doc_id) = lower(%s) AS exact
+                        FROM {t["document"]} d WHERE d.id IN ({scope.sql})
+                    ) named
+                    WHERE exact OR title ~* %s""",
+                (identifier, identifier, *scope.params, pattern),
             )
             rows = cursor.fetchall()
             defining = [row[0] for row in rows]
