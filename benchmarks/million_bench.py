@@ -326,7 +326,7 @@ def measure(data: Structured, project: Project, user, args: argparse.Namespace) 
     # 4. dense-arm recall@10 against exact search (all chunks are in the one project)
     ids = chunk_ids(project, data.n)
     if args.recall_queries:  # 0 skips it
-        scope = Scope.for_documents(Document.objects.visible_to(user).filtered(filters))
+        scope = Scope.for_documents(Document.objects.visible_filtered(user, filters))
         exact = []
         for vec in qvecs[: args.recall_queries]:
             scores = data.vectors @ vec

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -94,15 +96,27 @@ class DocumentQuerySet(models.QuerySet["Document"]):
     def alive(self) -> DocumentQuerySet:
         return self.filter(deleted_at__isnull=True)
 
-    def visible_to(self, user: AnyUser) -> DocumentQuerySet:
+    def visible_to(self, user: AnyUser, *, project_keys: Sequence[str] = ()) -> DocumentQuerySet:
         """The one visibility rule: not soft-deleted and in a project the user belongs to.
 
         The visible project ids are resolved first and inlined as constants: the planner then
         estimates the visible share of the chunks from column statistics instead of guessing
         through two project joins, and picks the HNSW / GIN index scans in retrieval.
+        `project_keys` narrows to those of the visible projects in the same lookup.
         """
-        project_ids = sorted(set(Project.objects.visible_to(user).values_list("id", flat=True)))
+        projects = Project.objects.visible_to(user)
+        if project_keys:
+            projects = projects.filter(key__in=project_keys)
+        project_ids = sorted(set(projects.values_list("id", flat=True)))
         return self.alive().filter(project_id__in=project_ids)
+
+    def visible_filtered(self, user: AnyUser, filters: SearchFilters | None) -> DocumentQuerySet:
+        """`visible_to(user).filtered(filters)`, the project filter resolved in the visibility
+        lookup: one query instead of two on every search."""
+        if filters is None or not filters.project_keys:
+            return self.visible_to(user).filtered(filters)
+        narrowed = self.visible_to(user, project_keys=filters.project_keys)
+        return narrowed.filtered(dataclasses.replace(filters, project_keys=()))
 
     def filtered(self, filters: SearchFilters | None) -> DocumentQuerySet:
         """Narrowed by the request filters (never widened); tags match case-insensitively."""

@@ -18,7 +18,7 @@ def _with_counts(queryset: QuerySet[Document]) -> QuerySet[Document]:
 
 def document_list(*, user: AnyUser, filters: SearchFilters | None = None) -> QuerySet[Document]:
     """Visible documents, filtered, with `chunk_count`, by project then slug."""
-    documents = Document.objects.visible_to(user).filtered(filters)
+    documents = Document.objects.visible_filtered(user, filters)
     return _with_counts(documents).order_by("project__key", "slug", "id")
 
 

@@ -178,7 +178,7 @@ def _search(
     weights = Weights.from_settings(kb)
     all_mentions = (*query_text.mentions(query), *(m.lower() for m in mentions))
     arm_query = query_text.strip_mentions(query)
-    scope = Scope.for_documents(Document.objects.visible_to(user).filtered(filters))
+    scope = Scope.for_documents(Document.objects.visible_filtered(user, filters))
     k = kb["CANDIDATE_MULTIPLIER"] * limit
     degraded: list[str] = []
 

@@ -61,4 +61,10 @@ def overlap(query_terms: frozenset[str], text: str) -> float:
     """Fraction of the query terms present in `text` (0 when the query has no terms)."""
     if not query_terms:
         return 0.0
+    # Every term of a text is a prefix of a part of one of its lower-cased tokens, so a
+    # query term that is not a substring of the lower-cased text cannot be among them:
+    # most candidate texts are never tokenised (the reranker's main cost per search).
+    lowered = text.lower()
+    if not any(term in lowered for term in query_terms):
+        return 0.0
     return len(query_terms & terms(text)) / len(query_terms)

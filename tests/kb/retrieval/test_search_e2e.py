@@ -280,6 +280,27 @@ def test_scope_is_exactly_the_visibility_rule(alpha, corpus):
     assert not narrowed.exists()
 
 
+@pytest.mark.parametrize(
+    "filters",
+    [
+        None,
+        SearchFilters(),
+        SearchFilters(project_keys=(FOREIGN,)),
+        SearchFilters(project_keys=(PROJECT, FOREIGN)),
+        SearchFilters(project_keys=(PROJECT,), source_types=("markdown",)),
+    ],
+)
+def test_search_scope_resolves_projects_once(alpha, corpus, filters, django_assert_num_queries):
+    """The search scope is visible_to().filtered(), with one project lookup, not two."""
+    for user in (corpus["reader"], corpus["superuser"]):
+        expected = set(
+            Document.objects.visible_to(user).filtered(filters).values_list("id", flat=True)
+        )
+        with django_assert_num_queries(1):  # the project lookup; the documents stay lazy
+            scope = Document.objects.visible_filtered(user, filters)
+        assert set(scope.values_list("id", flat=True)) == expected
+
+
 def test_filters_narrow_inside_the_arms(alpha, corpus):
     result = search(
         user=corpus["reader"],

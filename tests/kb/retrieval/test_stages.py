@@ -269,3 +269,22 @@ class TestQueryText:
             "dec-cache-v2",
         )
         assert query_text.strip_mentions("about @rej-memcached") == "about rej-memcached"
+
+    @pytest.mark.parametrize(
+        "query,text,expected",
+        [
+            ("caching layer", "We chose CACHES for the Layers.", 1.0),
+            ("caching layer", "A cache-layer decision", 0.5),  # the part "layer" counts
+            ("redis cluster", "redisson clusters", 0.5),  # 'redis' is only a substring
+            ("retry budget", "Nothing relevant here.", 0.0),
+            ("GW-4021 outage", "the gw-4021 alert", 0.75),  # gw-4021, gw, 4021
+            ("İstanbul office", "İSTANBUL OFFICE", 1.0),  # lower() changes the length
+            ("the of", "the of and", 0.0),  # stop words only: no query terms
+        ],
+    )
+    def test_overlap_counts_whole_terms(self, query, text, expected):
+        query_terms = query_text.terms(query)
+        assert query_text.overlap(query_terms, text) == expected
+        if query_terms:  # the substring shortcut never changes the tokenised answer
+            full = len(query_terms & query_text.terms(text)) / len(query_terms)
+            assert query_text.overlap(query_terms, text) == full
