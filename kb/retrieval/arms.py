@@ -241,28 +241,7 @@ def semantic_arm(
 # ranking, never visibility.
 _DF_TTL_SECONDS = 600.0
 _df_lock = threading.Lock()
-
-
-@dataclass
-class _TermStats:
-    """One schema's cached term statistics, valid for one chunk-table marker."""
-
-    marker: tuple[int, int]
-    started: float
-    total: int
-    frequencies: dict[str, int]
-    # lexeme -> the largest ts_rank(search_vector, lexeme, 1) over every chunk containing
-    # it, learned when a search scored all of the lexeme's postings. Chunks are only ever
-    # inserted (the marker moves) or deleted (the true peak can only fall), so a cached
-    # peak stays an upper bound for as long as its marker holds.
-    peaks: dict[str, float]
-
-
-_df_cache: dict[str, _TermStats] = {}
-
-
-def _schema() -> str:
-    return connection.schema_name if hasattr(connection, "schema_name") else "public"
+_df_cache: dict[str, tuple[tuple[int, int], float, int, dict[str, int]]] = {}
 
 
 def _document_frequencies(
@@ -279,14 +258,14 @@ def _document_frequencies(
     if marker is None:
         cursor.execute(f"SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM {t['chunk']}")
         marker = tuple(cursor.fetchone())
-    schema = _schema()
+    schema = connection.schema_name if hasattr(connection, "schema_name") else "public"
     now = time.monotonic()
     known: dict[str, int] = {}
     with _df_lock:
         cached = _df_cache.get(schema)
-        if cached and cached.marker == marker and now - cached.started < _DF_TTL_SECONDS:
-            started, total = cached.started, cached.total
-            known = {lex: cached.frequencies[lex] for lex in lexemes if lex in cached.frequencies}
+        if cached and cached[0] == marker and now - cached[1] < _DF_TTL_SECONDS:
+            started, total = cached[1], cached[2]
+            known = {lex: cached[3][lex] for lex in lexemes if lex in cached[3]}
         else:
             cached = None
     if cached is None:
@@ -303,27 +282,11 @@ def _document_frequencies(
         known.update(counted)
         with _df_lock:
             entry = _df_cache.get(schema)
-            if entry is None or entry.marker != marker or entry.started != started:
-                entry = _TermStats(marker, started, total, {}, {})
+            if entry is None or entry[0] != marker or entry[1] != started:
+                entry = (marker, started, total, {})
                 _df_cache[schema] = entry
-            entry.frequencies.update(counted)
+            entry[3].update(counted)
     return total, {lex: known[lex] for lex in lexemes}
-
-
-def _known_peaks(marker: tuple[int, int], lexemes: Sequence[str]) -> dict[str, float]:
-    """Cached peak ranks of these lexemes under `marker` (only those learned so far)."""
-    with _df_lock:
-        entry = _df_cache.get(_schema())
-        if entry is None or entry.marker != marker:
-            return {}
-        return {lex: entry.peaks[lex] for lex in lexemes if lex in entry.peaks}
-
-
-def _remember_peaks(marker: tuple[int, int], peaks: dict[str, float]) -> None:
-    with _df_lock:
-        entry = _df_cache.get(_schema())
-        if entry is not None and entry.marker == marker:
-            entry.peaks.update(peaks)
 
 
 def reset_keyword_stats() -> None:
@@ -353,46 +316,6 @@ MAX_QUERY_TERMS = 64
 NESTED_LOOP_MAX_MATCHES = 2000
 _RANK_SQL = "%s * ts_rank(c.search_vector, %s::tsquery, 1)"
 
-# Skipping postings that cannot reach the top k (MaxScore, exact). Every position in our
-# tsvectors has weight D (0.1), so ts_rank(v, one lexeme, 1) of a chunk of L positions that
-# contains the lexeme lies in [0.1 / RANK_SPAN, 0.1) / log2(L + 1): two lexemes' ranks in
-# the same chunk differ by less than this factor (pi^2 / 6, PostgreSQL's tsrank.c).
-RANK_SPAN = math.pi**2 / 6
-# The rarest terms are scored first until their postings reach this many per wanted result,
-# so that the k-th best score they give is a useful bar for the others.
-PRUNE_MIN_POSTINGS_PER_RESULT = 4
-# Margin on the bound for float4 ranks summed in another order.
-_BOUND_MARGIN = 1e-6
-
-
-def _skippable(
-    optional: Sequence[str],
-    *,
-    bar: float,
-    idfs: dict[str, float],
-    peaks: dict[str, float],
-    common: Sequence[str],
-) -> list[str]:
-    """The optional terms whose postings need not be read: a chunk containing only these
-    (and common) terms scores below `bar`, the k-th best score already in hand.
-
-    Such a chunk's score is at most sum(idf x peak) over the skipped terms, plus each common
-    term's idf x RANK_SPAN x the largest skipped peak (a common term's rank in a chunk is
-    under RANK_SPAN x the rank there of any other lexeme it contains). Most frequent first:
-    those save the most postings.
-    """
-    common_idf = sum(idfs[lex] for lex in common)
-    skipped: list[str] = []
-    own, top = 0.0, 0.0
-    for lex in optional:
-        term_own = own + idfs[lex] * peaks[lex]
-        term_top = max(top, peaks[lex])
-        bound = term_own + RANK_SPAN * term_top * common_idf
-        if bound * (1 + _BOUND_MARGIN) + 1e-12 < bar:
-            skipped.append(lex)
-            own, top = term_own, term_top
-    return skipped
-
 
 def keyword_arm(
     *,
@@ -409,10 +332,6 @@ def keyword_arm(
     saturating, length-normalised term frequency (a BM25-like score). Inside a caller's
     transaction it runs in a savepoint: any database error (e.g. an unknown text-search
     configuration) raises KeywordArmError and leaves the surrounding transaction usable.
-
-    Frequent terms whose largest rank is known are scored on the rarer terms' candidates
-    first; their own postings are read only if a chunk holding just them could still reach
-    the k-th best score (exact: the same results as reading every posting).
     """
     if k <= 0:
         return []
@@ -429,11 +348,10 @@ def keyword_arm(
                 [language, query],
             )
             found, highest, lowest = cursor.fetchone()
-            marker = (highest, lowest)
             lexemes = list(found)[:MAX_QUERY_TERMS]
             if not lexemes:
                 return []
-            total, frequencies = _document_frequencies(cursor, lexemes, marker)
+            total, frequencies = _document_frequencies(cursor, lexemes, (highest, lowest))
             idfs = {lex: idf(total, frequencies.get(lex, 0)) for lex in lexemes}
             present = sorted(
                 (lex for lex in lexemes if frequencies.get(lex, 0) > 0),
@@ -449,127 +367,52 @@ def keyword_arm(
             # terms select nothing but still score, once per candidate (max over its rows).
             # Absent terms would add 0. Same scores as summing every term on every match.
             common = [lex for lex in present if lex not in matching]
-            peaks = _known_peaks(marker, matching)
-            # Rarest first, the essential terms make the candidates of the first statement;
-            # a term whose peak is not known yet can never be skipped, so it is one too.
-            essential: list[str] = []
-            postings = 0
+            common_sql = " + ".join(_RANK_SQL for _ in common) or "0::float8"
+            common_params: list = []
+            for lex in common:
+                common_params += [idfs[lex], _tsquery_literal(lex)]
+            branches, branch_params = [], []
             for lex in matching:
-                wanted = postings < PRUNE_MIN_POSTINGS_PER_RESULT * k
-                if not essential or wanted or lex not in peaks:
-                    essential.append(lex)
-                    postings += frequencies[lex]
-            optional = [lex for lex in reversed(matching) if lex not in essential]
-            statement = _KeywordStatement(
-                cursor=cursor, tables=t, scope=scope, k=k, idfs=idfs, vector=vector
+                branches.append(
+                    f"SELECT c.id, c.document_id, {_RANK_SQL} AS score, {common_sql} AS common "
+                    f"FROM {t['chunk']} c WHERE c.search_vector @@ %s::tsquery"
+                )
+                literal = _tsquery_literal(lex)
+                branch_params += [idfs[lex], literal, *common_params, literal]
+            cosine_sql = "1 - (c.embedding <=> %s::vector)" if vector is not None else "NULL"
+            cosine_params = [vector_literal(vector)] if vector is not None else []
+            local = dict(SERIAL)
+            if sum(frequencies[lex] for lex in matching) <= NESTED_LOOP_MAX_MATCHES:
+                local["enable_hashjoin"] = "off"
+            rows = fetch_with_settings(
+                cursor,
+                local,
+                f"""
+                WITH postings AS ({" UNION ALL ".join(branches)}),
+                hits AS MATERIALIZED (
+                    SELECT m.id, m.keyword_score FROM (
+                        SELECT id, document_id, sum(score) + max(common) AS keyword_score
+                        FROM postings GROUP BY id, document_id
+                        ORDER BY keyword_score DESC, id OFFSET 0
+                    ) m
+                    WHERE m.document_id IN ({scope.sql})
+                    ORDER BY m.keyword_score DESC, m.id
+                    LIMIT %s
+                )
+                SELECT {_COLUMNS}, {cosine_sql} AS cosine, h.keyword_score
+                FROM hits h
+                JOIN {t["chunk"]} c ON c.id = h.id
+                JOIN {t["document"]} d ON d.id = c.document_id
+                JOIN {t["project"]} p ON p.id = d.project_id
+                ORDER BY h.keyword_score DESC, c.id
+                """,
+                (*branch_params, *scope.params, k, *cosine_params),
             )
-            rows, peaked = statement.run(
-                branches=essential,
-                scored=[*optional, *common],
-                frequencies=frequencies,
-            )
-            _remember_peaks(
-                marker,
-                {
-                    lex: peaked[i] / idfs[lex]
-                    for i, lex in enumerate(essential)
-                    if i in peaked and idfs[lex] > 0
-                },
-            )
-            if optional:
-                bar = rows[-1][-1] if len(rows) == k else -math.inf
-                skip = _skippable(optional, bar=bar, idfs=idfs, peaks=peaks, common=common)
-                rest = [lex for lex in optional if lex not in skip]
-                if rest:
-                    more, _ = statement.run(
-                        branches=rest,
-                        scored=[*skip, *common],
-                        frequencies=frequencies,
-                        exclude=essential,
-                    )
-                    rows = sorted([*rows, *more], key=lambda row: (-row[-1], row[0]))[:k]
     except DatabaseError as exc:
         if space_changed(exc):  # not a keyword failure: the whole search is redone
             raise EmbeddingSpaceChanged(str(exc)) from exc
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
     return _candidates(rows, arm="keyword")
-
-
-@dataclass
-class _KeywordStatement:
-    """The keyword arm's scoring statement over a set of posting lists."""
-
-    cursor: object
-    tables: dict[str, str]
-    scope: Scope
-    k: int
-    idfs: dict[str, float]
-    vector: Sequence[float] | None
-
-    def run(
-        self,
-        *,
-        branches: Sequence[str],
-        scored: Sequence[str],
-        frequencies: dict[str, int],
-        exclude: Sequence[str] = (),
-    ) -> tuple[list[tuple], dict[int, float]]:
-        """The k best visible chunks containing a `branches` term (and none of `exclude`),
-        scored on every branch and `scored` term they contain; and per branch (by index)
-        the best score among all its postings (visible or not), when there were any."""
-        t = self.tables
-        other_sql = " + ".join(_RANK_SQL for _ in scored) or "0::float8"
-        other_params: list = []
-        for lex in scored:
-            other_params += [self.idfs[lex], _tsquery_literal(lex)]
-        excluded = ""
-        excluded_params: list = []
-        if exclude:
-            excluded = " AND NOT c.search_vector @@ %s::tsquery"
-            excluded_params = [" | ".join(_tsquery_literal(lex) for lex in exclude)]
-        parts, params = [], []
-        for index, lex in enumerate(branches):
-            parts.append(
-                f"SELECT {index} AS branch, c.id, c.document_id, {_RANK_SQL} AS score, "
-                f"{other_sql} AS other "
-                f"FROM {t['chunk']} c WHERE c.search_vector @@ %s::tsquery{excluded}"
-            )
-            literal = _tsquery_literal(lex)
-            params += [self.idfs[lex], literal, *other_params, literal, *excluded_params]
-        cosine_sql = "1 - (c.embedding <=> %s::vector)" if self.vector is not None else "NULL"
-        cosine_params = [vector_literal(self.vector)] if self.vector is not None else []
-        local = dict(SERIAL)
-        if sum(frequencies[lex] for lex in branches) <= NESTED_LOOP_MAX_MATCHES:
-            local["enable_hashjoin"] = "off"
-        rows = fetch_with_settings(
-            self.cursor,
-            local,
-            f"""
-            WITH postings AS MATERIALIZED ({" UNION ALL ".join(parts)}),
-            hits AS MATERIALIZED (
-                SELECT m.id, m.keyword_score FROM (
-                    SELECT id, document_id, sum(score) + max(other) AS keyword_score
-                    FROM postings GROUP BY id, document_id
-                    ORDER BY keyword_score DESC, id OFFSET 0
-                ) m
-                WHERE m.document_id IN ({self.scope.sql})
-                ORDER BY m.keyword_score DESC, m.id
-                LIMIT %s
-            )
-            SELECT {_COLUMNS}, {cosine_sql} AS cosine, h.keyword_score,
-                (SELECT array_agg(ARRAY[branch, top]) FROM (
-                    SELECT branch, max(score) AS top FROM postings GROUP BY branch
-                ) b) AS peaks
-            FROM hits h
-            JOIN {t["chunk"]} c ON c.id = h.id
-            JOIN {t["document"]} d ON d.id = c.document_id
-            JOIN {t["project"]} p ON p.id = d.project_id
-            ORDER BY h.keyword_score DESC, c.id
-            """,
-            (*params, *self.scope.params, self.k, *cosine_params),
-        )
-        peaked = {int(branch): float(top) for branch, top in (rows[0][-1] or [])} if rows else {}
-        return [row[:-1] for row in rows], peaked
 
 
 def best_chunk_per_document(
