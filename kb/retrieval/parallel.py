@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
@@ -42,9 +43,14 @@ def can_run_concurrently() -> bool:
 
 
 def _in_tenant(tenant: object, work: Callable[[], T]) -> T:
-    # What a request start does for the caller's thread: drop a connection that is broken
-    # (database restarted) or past CONN_MAX_AGE, so the worker never reuses a dead one.
-    close_old_connections()
+    # What a request start does for the caller's thread, only when there is something to
+    # drop: a connection past CONN_MAX_AGE, or one whose last statement failed (a database
+    # restart). Doing it on every task would cost a health-check round trip on the search's
+    # critical path; a connection that died unnoticed fails its statement, the caller reruns
+    # the arm inline, and the next task here reconnects.
+    close_at = connection.close_at
+    if connection.errors_occurred or (close_at is not None and time.monotonic() >= close_at):
+        close_old_connections()
     if getattr(connection, "schema_name", None) != getattr(tenant, "schema_name", None):
         connection.set_tenant(tenant)  # type: ignore[attr-defined]  # django-tenants' wrapper
     return work()

@@ -47,6 +47,43 @@ third = client.get("/api/auth/me", headers=headers).status_code
 print(json.dumps({"statuses": [first, second, third]}))
 """
 
+SEARCH_RESTART_PROBE = """
+import os
+from django.core.handlers.wsgi import WSGIHandler
+from django_tenants.utils import schema_context
+from werkzeug.test import Client
+from pgserver import _commands
+from kb.services import document_ingest
+from portal.access.services import project_ensure
+with schema_context("faults"):
+    document_ingest(
+        project=project_ensure(key="ops"),
+        source_path="pager.md",
+        content="# Pager\\n\\nThe pager rotation changes every Monday at noon.\\n",
+    )
+import logging
+reruns = []
+class Reruns(logging.Handler):
+    def emit(self, record):
+        if "rerun inline" in record.getMessage():
+            reruns.append(record.getMessage())
+logging.getLogger("kb.retrieval.pipeline").addHandler(Reruns())
+client = Client(WSGIHandler())
+headers = {"Host": "faults.localhost", "Authorization": "Token " + os.environ["FAULT_TOKEN"]}
+def ask():
+    response = client.post("/api/kb/search", json={"query": "pager rotation"}, headers=headers)
+    body = response.get_json()
+    return [response.status_code, [hit["slug"] for hit in body.get("primary", [])]]
+answers = [ask()]  # the semantic arm's second connection is open now
+kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
+_commands.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=os.environ["EMBEDDED_DB_DIR"], **kwargs)
+answers += [ask(), ask()]
+from kb.models import Document
+with schema_context("faults"):  # the ops project is the ingest test's to count
+    Document.objects.filter(project__key="ops", source_path="pager.md").delete()
+print(json.dumps({"answers": answers, "reruns": len(reruns)}))
+"""
+
 CHECK_INDEX = """
 from django_tenants.utils import schema_context
 from kb.models import Document, Chunk
@@ -115,6 +152,15 @@ def test_the_request_after_a_database_restart_succeeds(fault_db):
     env, token = fault_db
     statuses = _django(RESTART_PROBE, {**env, "FAULT_TOKEN": token})["statuses"]
     assert statuses == [200, 200, 200]
+
+
+def test_searches_after_a_database_restart_succeed(fault_db):
+    """Both of a hybrid search's connections die with the server: the first search after
+    the restart reruns the semantic arm on the request's connection, the next reconnects."""
+    env, token = fault_db
+    outcome = _django(SEARCH_RESTART_PROBE, {**env, "FAULT_TOKEN": token})
+    assert outcome["answers"] == [[200, ["pager"]]] * 3
+    assert outcome["reruns"] == 1  # only the first search after the restart
 
 
 def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_path):
