@@ -11,8 +11,8 @@ from typing import Any
 class SearchFilters:
     """Filters that narrow the visible documents (never widen them); empty means no filter.
 
-    Applied by `Document.objects.visible_to(user).filtered(filters)`, inside the SQL of every
-    retrieval arm and in the document list alike.
+    Applied as `Document.objects.visible_to(user).filtered(filters)` (`visible_filtered`, with
+    one project lookup), inside the SQL of every retrieval arm and in the document list alike.
     """
 
     project_keys: tuple[str, ...] = ()
