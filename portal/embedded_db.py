@@ -38,6 +38,28 @@ def embedded_database_url(data_dir: Path, server_settings: dict[str, str] | None
     return server.get_uri()
 
 
+def stop_embedded_server(data_dir: Path) -> bool:
+    """Stop the server running in `data_dir`, whoever is still attached; True if one ran.
+
+    For a throwaway test database before its folder is deleted: pgserver stops a server
+    only when the last attached process exits, and a process killed with SIGKILL (the fault
+    tests do that on purpose) stays on its list, leaving the server running.
+    """
+    import os
+    import subprocess
+
+    if not (data_dir / "postmaster.pid").exists():
+        return False
+    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]  # private helper
+
+    user = "pgserver" if os.geteuid() == 0 else None  # who pgserver runs the server as
+    try:
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data_dir, user=user, timeout=60)
+    except subprocess.CalledProcessError:  # a stale pid file: nothing was running
+        return False
+    return True
+
+
 INCLUDE_LINE = "include_if_exists = 'groundwork.conf'"
 
 

@@ -1,4 +1,4 @@
-"""The embedded server's sized settings file (no database)."""
+"""The embedded server: its sized settings file, and stopping a server nobody would stop."""
 
 from __future__ import annotations
 
@@ -15,3 +15,37 @@ def test_settings_file_is_included_once_and_rewritten_on_change(tmp_path):
     conf = (tmp_path / "groundwork.conf").read_text()
     assert "shared_buffers = '4096MB'" in conf and "work_mem = '16MB'" in conf
     assert "2048MB" not in conf
+
+
+def test_a_server_no_client_would_stop_is_stopped_before_its_folder_goes():
+    """What ./dev test does on exit: a client killed with SIGKILL stays on pgserver's list,
+    so nobody stops the throwaway server; stop_embedded_server does, whoever is attached."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import pgserver
+    import psutil  # type: ignore[import-untyped]
+
+    from portal.embedded_db import stop_embedded_server
+
+    # not under pytest's basetemp: the server's own OS user must be able to enter it
+    folder = Path(tempfile.mkdtemp(prefix="gw-stop-"))
+    try:
+        data_dir = folder / "pg"
+        pgserver.get_server(str(data_dir), cleanup_mode=None)  # left running at exit
+        postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
+        assert psutil.pid_exists(postmaster)
+        assert stop_embedded_server(data_dir) is True
+        assert not (data_dir / "postmaster.pid").exists()
+        assert not _alive(psutil, postmaster)
+        assert stop_embedded_server(data_dir) is False  # nothing left to stop
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(psutil, pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE  # exited, not yet reaped
+    except psutil.NoSuchProcess:
+        return False
