@@ -244,6 +244,12 @@ _df_lock = threading.Lock()
 _df_cache: dict[str, tuple[tuple[int, int], float, int, dict[str, int]]] = {}
 
 
+def _marker_sql() -> str:
+    """The chunk table's (max id, min id) as two select-list items: the cache's marker."""
+    chunk = _tables()["chunk"]
+    return f"(SELECT coalesce(max(id), 0) FROM {chunk}), (SELECT coalesce(min(id), 0) FROM {chunk})"
+
+
 def _document_frequencies(
     cursor, lexemes: Sequence[str], marker: tuple[int, int] | None = None
 ) -> tuple[int, dict[str, int]]:
@@ -256,7 +262,7 @@ def _document_frequencies(
     """
     t = _tables()
     if marker is None:
-        cursor.execute(f"SELECT coalesce(max(id), 0), coalesce(min(id), 0) FROM {t['chunk']}")
+        cursor.execute(f"SELECT {_marker_sql()}")
         marker = tuple(cursor.fetchone())
     schema = connection.schema_name if hasattr(connection, "schema_name") else "public"
     now = time.monotonic()
@@ -343,8 +349,7 @@ def keyword_arm(
             # one round trip.
             cursor.execute(
                 "SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s))), "
-                f"(SELECT coalesce(max(id), 0) FROM {t['chunk']}), "
-                f"(SELECT coalesce(min(id), 0) FROM {t['chunk']})",
+                + _marker_sql(),
                 [language, query],
             )
             found, highest, lowest = cursor.fetchone()

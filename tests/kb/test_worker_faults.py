@@ -3,7 +3,6 @@ requeues the job and finishes it. Real processes against a separate embedded Pos
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from portal.embedded_db import stop_embedded_server
 from tests.security.test_faults import ROOT, SETUP, _django, _env
 
 pytestmark = pytest.mark.real_model
@@ -68,7 +68,6 @@ def fault_db():
     concurrent pytest session resets pytest-of-<user> to mode 0700, locking the server's OS
     user out of a data folder under pytest's basetemp)."""
     import pgserver
-    from pgserver import _commands
 
     folder = Path(tempfile.mkdtemp(prefix="gw-worker-fault-"))
     data_dir = folder / "pg"
@@ -76,8 +75,7 @@ def fault_db():
     env = _env(data_dir, server.get_uri())
     _django(SETUP, env)
     yield env
-    kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
-    _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=str(data_dir), **kwargs)
+    stop_embedded_server(data_dir)
     shutil.rmtree(folder, ignore_errors=True)
 
 

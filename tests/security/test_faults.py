@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from portal.embedded_db import stop_embedded_server
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SETUP = """
@@ -133,7 +135,6 @@ def fault_db():
     a killed client can never take it down or leave it half-attached.
     """
     import pgserver
-    from pgserver import _commands
 
     # not under pytest's basetemp: a concurrent pytest session resets pytest-of-<user> to mode
     # 0700, after which the server's own OS user (pgserver, when run as root) cannot stop it
@@ -143,8 +144,7 @@ def fault_db():
     env = _env(data_dir, server.get_uri())
     token = _django(SETUP, env)["token"]
     yield env, token
-    kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
-    _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=str(data_dir), **kwargs)
+    stop_embedded_server(data_dir)
     shutil.rmtree(folder, ignore_errors=True)
 
 
