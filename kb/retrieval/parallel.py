@@ -17,9 +17,9 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Generic, TypeVar
 
-from django.db import close_old_connections, connection
+from django.db import DatabaseError, close_old_connections, connection
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +79,50 @@ def submit(work: Callable[[], T]) -> Future[T] | None:
     except BaseException:
         _idle.release()
         raise
+
+
+class SharedTask(Generic[T]):
+    """Work either thread of a search may run, whichever finishes its own arm first.
+
+    The worker runs it after its arm (`run_on_worker`) unless the caller has claimed it
+    (`run_here`, after the caller's arm); so it lands on the thread that would otherwise
+    wait. The first to claim runs it. `result` is read once the worker's task is over: it
+    runs the work on the caller's connection if nobody did, or if the worker's connection
+    failed (the failure is logged, as for a failed arm).
+    """
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._work = work
+        self._lock = threading.Lock()
+        self._claimed = False
+        self._done = False
+        self._value: T | None = None
+
+    def _claim(self) -> bool:
+        with self._lock:
+            if self._claimed:
+                return False
+            self._claimed = True
+            return True
+
+    def run_on_worker(self) -> None:
+        if not self._claim():
+            return
+        try:
+            self._value, self._done = self._work(), True
+        except DatabaseError as exc:  # the worker's connection: redone by the caller
+            logger.warning("shared task failed on the worker connection, rerun inline: %s", exc)
+
+    def run_here(self) -> None:
+        if self._claim():
+            self._value, self._done = self._work(), True
+
+    def result(self) -> T:
+        """The work's value; call only when the worker's task has ended."""
+        self.run_here()
+        if not self._done:
+            self._value, self._done = self._work(), True
+        return self._value  # type: ignore[return-value]  # set with _done
 
 
 def close_connections() -> None:

@@ -208,10 +208,32 @@ def _search(
         assert vector is not None  # only run when want_semantic
         return semantic_arm(vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"])
 
+    def fetch_rejected() -> list[Candidate]:
+        # Rejected approaches do not depend on the arms; enough of them that the primary
+        # documents (at most `limit`) can be excluded later.
+        if not kb["REJECTED_INJECTION_ENABLED"]:
+            return []
+        return inject(
+            scope=scope,
+            vector=vector,
+            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+            max_docs=kb["REJECTED_INJECTION_MAX_DOCS"] + limit,
+            exclude=(),
+        )
+
+    # Fetched by whichever arm's thread is free first, while the other arm still runs.
+    rejected_task = parallel.SharedTask(fetch_rejected)
+
+    def run_semantic_then_rejected() -> list[Candidate]:
+        found = run_semantic()
+        rejected_task.run_on_worker()
+        return found
+
     pending: Future[list[Candidate]] | None = None
     if want_semantic:
         if want_keyword and kb["PARALLEL_ARMS"] and parallel.can_run_concurrently():
-            pending = parallel.submit(run_semantic)  # on a second connection, meanwhile
+            # on a second connection, meanwhile
+            pending = parallel.submit(run_semantic_then_rejected)
         if pending is None:
             semantic = run_semantic()
     keyword_ok = False
@@ -229,17 +251,7 @@ def _search(
                     vector=vector, scope=scope, k=k, ef_search=kb["HNSW_EF_SEARCH"]
                 )
 
-    # Rejected approaches do not depend on the arms: fetched while the semantic arm runs,
-    # enough of them that the primary documents (at most `limit`) can be excluded later.
-    rejected_pool: list[Candidate] = []
-    if kb["REJECTED_INJECTION_ENABLED"]:
-        rejected_pool = inject(
-            scope=scope,
-            vector=vector,
-            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
-            max_docs=kb["REJECTED_INJECTION_MAX_DOCS"] + limit,
-            exclude=(),
-        )
+    rejected_task.run_here()  # unless the worker, done first, has taken it
 
     if pending is not None:
         try:
@@ -247,6 +259,7 @@ def _search(
         except DatabaseError as exc:  # the worker's connection, not the query: retry here
             logger.warning("semantic arm failed on the worker connection, rerun inline: %s", exc)
             semantic = run_semantic()
+    rejected_pool = rejected_task.result()
 
     if not keyword_ok:
         method = "semantic_only"

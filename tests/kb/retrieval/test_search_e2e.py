@@ -32,6 +32,8 @@ QUERIES = [
     "zebra-lattice",
     "holiday leave",
 ]
+# primary: the accepted cache decision; injected: the rejected Memcached approach
+CACHE_CHOICE = "Which cache should new services use, Redis or Memcached?"
 
 
 def _cleanup(info) -> None:
@@ -125,7 +127,7 @@ def test_graph_expansion_brings_accepted_neighbours_only(alpha, corpus):
 def test_rejected_approach_is_injected(alpha, corpus):
     result = search(
         user=corpus["reader"],
-        query="Which cache should new services use, Redis or Memcached?",
+        query=CACHE_CHOICE,
         limit=1,
     )
     assert slugs(result.primary) == ["dec-cache-v2"]
@@ -488,13 +490,55 @@ def test_kb_benchmark_goldset(alpha, corpus, tmp_path):
     assert {"ndcg@10", "recall@10", "recall@100", "p50_ms", "p95_ms"} <= set(hybrid)
 
 
-def test_parallel_arms_give_the_same_results_as_sequential(alpha, corpus, monkeypatch, settings):
-    """Outside a transaction the semantic arm runs on a second connection (the caller's tenant
-    schema) while the keyword arm runs; the ranking is exactly the sequential one."""
+def _in_autocommit_thread(alpha, body):
+    """body() in a thread of its own, in alpha's schema: its connection is in autocommit (the
+    test's is in a transaction), so the arms may run concurrently, and it sees the committed
+    module corpus."""
     import threading
 
-    from django.db import connection
+    from kb.retrieval import parallel
 
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            with alpha.scope():
+                assert not connection.in_atomic_block
+                outcome["value"] = body()
+        except BaseException as exc:  # re-raised in the test thread
+            outcome["error"] = exc
+        finally:
+            connection.close()
+            parallel.close_connections()
+
+    thread = threading.Thread(target=run, name="searcher")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _all_lists(result) -> dict[str, list]:
+    return {
+        name: [(hit.chunk_id, hit.score, hit.origin) for hit in getattr(result, name)]
+        for name in ("primary", "runner_up", "expanded", "rejected")
+    }
+
+
+def _together_and_alone(settings, **request):
+    base = dict(settings.KB)
+    settings.KB = {**base, "PARALLEL_ARMS": True}
+    together = search(**request)
+    settings.KB = {**base, "PARALLEL_ARMS": False}
+    alone = search(**request)
+    settings.KB = base
+    return together, alone
+
+
+def test_parallel_arms_give_the_same_results_as_sequential(alpha, corpus, monkeypatch, settings):
+    """Outside a transaction the semantic arm runs on a second connection (the caller's tenant
+    schema) while the keyword arm runs; every list is exactly the sequential one."""
     from kb.retrieval import parallel
 
     submitted: list[str] = []
@@ -505,36 +549,63 @@ def test_parallel_arms_give_the_same_results_as_sequential(alpha, corpus, monkey
         return real_submit(work)
 
     monkeypatch.setattr(parallel, "submit", spy)
-    base = dict(settings.KB)
-    outcome: dict = {}
 
-    def compare() -> None:
-        # A thread of its own: its connection is in autocommit (the test's is in a
-        # transaction) and sees the committed module corpus.
-        try:
-            with alpha.scope():
-                assert not connection.in_atomic_block
-                for query in QUERIES:
-                    settings.KB = {**base, "PARALLEL_ARMS": True}
-                    together = search(user=corpus["reader"], query=query, min_similarity=-1)
-                    settings.KB = {**base, "PARALLEL_ARMS": False}
-                    alone = search(user=corpus["reader"], query=query, min_similarity=-1)
-                    outcome[query] = (together, alone)
-        except BaseException as exc:  # re-raised in the test thread
-            outcome["error"] = exc
-        finally:
-            connection.close()
-            parallel.close_connections()
+    def compare() -> dict:
+        return {
+            (query, limit): _together_and_alone(
+                settings, user=corpus["reader"], query=query, limit=limit, min_similarity=-1
+            )
+            for query in (*QUERIES, CACHE_CHOICE)
+            for limit in (1, None)
+        }
 
-    thread = threading.Thread(target=compare)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    for query in QUERIES:
-        together, alone = outcome[query]
+    outcome = _in_autocommit_thread(alpha, compare)
+    for (query, limit), (together, alone) in outcome.items():
         assert together.primary, query
-        assert [h.chunk_id for h in together.primary] == [h.chunk_id for h in alone.primary]
-        assert [h.score for h in together.primary] == [h.score for h in alone.primary]
+        assert _all_lists(together) == _all_lists(alone), (query, limit)
         assert together.meta["search_strategy"] == alone.meta["search_strategy"]
-    assert submitted == [alpha.schema] * len(QUERIES)
+    # the comparison covers injected rejected approaches and expanded decisions too
+    assert any(together.rejected for together, _ in outcome.values())
+    assert any(together.expanded for together, _ in outcome.values())
+    assert submitted == [alpha.schema] * len(outcome)
+
+
+@pytest.mark.parametrize(
+    ("slower", "fetched_on"), [("keyword", "kb-arm"), ("semantic", "searcher")]
+)
+def test_rejected_approaches_are_fetched_by_the_arm_that_finishes_first(
+    alpha, corpus, monkeypatch, settings, slower, fetched_on
+):
+    """The rejected-approach lookup needs neither arm's result: the thread whose arm is done
+    first runs it while the other arm is still running, and the lists stay the same."""
+    import threading
+    import time
+
+    from kb.retrieval import pipeline
+
+    fetched_by: list[str] = []
+    real_inject, real_arm = pipeline.inject, getattr(pipeline, f"{slower}_arm")
+
+    def spy_inject(**kwargs):
+        fetched_by.append(threading.current_thread().name)
+        return real_inject(**kwargs)
+
+    def slow_arm(**kwargs):
+        time.sleep(0.5)
+        return real_arm(**kwargs)
+
+    monkeypatch.setattr(pipeline, "inject", spy_inject)
+    monkeypatch.setattr(pipeline, f"{slower}_arm", slow_arm)
+    together, alone = _in_autocommit_thread(
+        alpha,
+        lambda: _together_and_alone(
+            settings,
+            user=corpus["reader"],
+            query=CACHE_CHOICE,
+            limit=1,
+        ),
+    )
+    assert slugs(together.rejected) == ["rej-memcached"]
+    assert _all_lists(together) == _all_lists(alone)
+    assert fetched_by[0].startswith(fetched_on)  # the concurrent search
+    assert fetched_by[1] == "searcher"  # the sequential one: always the caller
