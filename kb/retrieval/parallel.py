@@ -81,22 +81,38 @@ def submit(work: Callable[[], T]) -> Future[T] | None:
         raise
 
 
+def _rerun_here(what: str, work: Callable[[], T], exc: DatabaseError) -> T:
+    """Work that failed on the worker's connection, run again on the caller's: the worker's
+    connection is the one that died unnoticed (a database restart), not the query."""
+    logger.warning("%s failed on the worker connection, rerun inline: %s", what, exc)
+    return work()
+
+
+def result(pending: Future[T], what: str, work: Callable[[], T]) -> T:
+    """The worker's result, or `work` run here if it failed on the worker's connection."""
+    try:
+        return pending.result()
+    except DatabaseError as exc:
+        return _rerun_here(what, work, exc)
+
+
 class SharedTask(Generic[T]):
     """Work either thread of a search may run, whichever finishes its own arm first.
 
     The worker runs it after its arm (`run_on_worker`) unless the caller has claimed it
     (`run_here`, after the caller's arm); so it lands on the thread that would otherwise
     wait. The first to claim runs it. `result` is read once the worker's task is over: it
-    runs the work on the caller's connection if nobody did, or if the worker's connection
-    failed (the failure is logged, as for a failed arm).
+    runs the work on the caller's connection if nobody did, or if it failed on the worker's
+    connection (as `result` does for an arm).
     """
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    def __init__(self, what: str, work: Callable[[], T]) -> None:
+        self._what = what
         self._work = work
         self._lock = threading.Lock()
         self._claimed = False
-        self._done = False
         self._value: T | None = None
+        self._failed: DatabaseError | None = None
 
     def _claim(self) -> bool:
         with self._lock:
@@ -106,23 +122,22 @@ class SharedTask(Generic[T]):
             return True
 
     def run_on_worker(self) -> None:
-        if not self._claim():
-            return
-        try:
-            self._value, self._done = self._work(), True
-        except DatabaseError as exc:  # the worker's connection: redone by the caller
-            logger.warning("shared task failed on the worker connection, rerun inline: %s", exc)
+        if self._claim():
+            try:
+                self._value = self._work()
+            except DatabaseError as exc:  # the worker's connection: redone by the caller
+                self._failed = exc
 
     def run_here(self) -> None:
         if self._claim():
-            self._value, self._done = self._work(), True
+            self._value = self._work()
 
     def result(self) -> T:
         """The work's value; call only when the worker's task has ended."""
         self.run_here()
-        if not self._done:
-            self._value, self._done = self._work(), True
-        return self._value  # type: ignore[return-value]  # set with _done
+        if self._failed is not None:
+            self._value, self._failed = _rerun_here(self._what, self._work, self._failed), None
+        return self._value  # type: ignore[return-value]  # set by whoever ran it
 
 
 def close_connections() -> None:

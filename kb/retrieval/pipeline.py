@@ -9,7 +9,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError, DataError
+from django.db import DataError
 from django.utils import timezone
 
 from kb.embeddings.exceptions import EmbeddingSpaceChanged
@@ -222,7 +222,7 @@ def _search(
         )
 
     # Fetched by whichever arm's thread is free first, while the other arm still runs.
-    rejected_task = parallel.SharedTask(fetch_rejected)
+    rejected_task = parallel.SharedTask("rejected-approach lookup", fetch_rejected)
 
     def run_semantic_then_rejected() -> list[Candidate]:
         found = run_semantic()
@@ -254,11 +254,7 @@ def _search(
     rejected_task.run_here()  # unless the worker, done first, has taken it
 
     if pending is not None:
-        try:
-            semantic = pending.result()
-        except DatabaseError as exc:  # the worker's connection, not the query: retry here
-            logger.warning("semantic arm failed on the worker connection, rerun inline: %s", exc)
-            semantic = run_semantic()
+        semantic = parallel.result(pending, "semantic arm", run_semantic)
     rejected_pool = rejected_task.result()
 
     if not keyword_ok:

@@ -69,7 +69,7 @@ class Reruns(logging.Handler):
     def emit(self, record):
         if "rerun inline" in record.getMessage():
             reruns.append(record.getMessage())
-logging.getLogger("kb.retrieval.pipeline").addHandler(Reruns())
+logging.getLogger("kb.retrieval.parallel").addHandler(Reruns())
 client = Client(WSGIHandler())
 headers = {"Host": "faults.localhost", "Authorization": "Token " + os.environ["FAULT_TOKEN"]}
 def ask():

@@ -38,7 +38,7 @@ def _recording(calls: list[str], fail_on_worker: bool = False):
 
 def test_a_shared_task_runs_once_on_the_thread_that_claims_it_first(db):
     calls: list[str] = []
-    task = parallel.SharedTask(_recording(calls))
+    task = parallel.SharedTask("test task", _recording(calls))
     future = parallel.submit(task.run_on_worker)  # the worker's arm finished first
     assert future is not None
     future.result(timeout=10)
@@ -47,7 +47,7 @@ def test_a_shared_task_runs_once_on_the_thread_that_claims_it_first(db):
     assert len(calls) == 1
 
     calls.clear()
-    task = parallel.SharedTask(_recording(calls))
+    task = parallel.SharedTask("test task", _recording(calls))
     task.run_here()  # the caller first
     future = parallel.submit(task.run_on_worker)
     assert future is not None
@@ -57,7 +57,7 @@ def test_a_shared_task_runs_once_on_the_thread_that_claims_it_first(db):
 
 def test_a_shared_task_that_fails_on_the_worker_connection_is_redone_by_the_caller(db, caplog):
     calls: list[str] = []
-    task = parallel.SharedTask(_recording(calls, fail_on_worker=True))
+    task = parallel.SharedTask("test task", _recording(calls, fail_on_worker=True))
     future = parallel.submit(task.run_on_worker)
     assert future is not None
     future.result(timeout=10)  # the worker's own result is not lost to the failure
