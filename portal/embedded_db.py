@@ -38,6 +38,17 @@ def embedded_database_url(data_dir: Path, server_settings: dict[str, str] | None
     return server.get_uri()
 
 
+def control_embedded_server(data_dir: Path, *args: str, timeout: int = 60) -> None:
+    """Run `pg_ctl ARGS` on the server in `data_dir` as the OS user pgserver runs it as
+    (`pgserver` when root). Raises CalledProcessError if pg_ctl fails."""
+    import os
+
+    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]  # private helper
+
+    user = "pgserver" if os.geteuid() == 0 else None  # pgserver's own rule
+    pg_ctl(list(args), pgdata=data_dir, user=user, timeout=timeout)
+
+
 def stop_embedded_server(data_dir: Path) -> bool:
     """Stop the server running in `data_dir`, whoever is still attached; True if one ran.
 
@@ -45,16 +56,12 @@ def stop_embedded_server(data_dir: Path) -> bool:
     only when the last attached process exits, and a process killed with SIGKILL (the fault
     tests do that on purpose) stays on its list, leaving the server running.
     """
-    import os
     import subprocess
 
     if not (data_dir / "postmaster.pid").exists():
         return False
-    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]  # private helper
-
-    user = "pgserver" if os.geteuid() == 0 else None  # who pgserver runs the server as
     try:
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data_dir, user=user, timeout=60)
+        control_embedded_server(data_dir, "-w", "-m", "fast", "stop")
     except subprocess.CalledProcessError:  # a stale pid file: nothing was running
         return False
     return True

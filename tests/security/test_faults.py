@@ -35,15 +35,15 @@ with schema_context("faults"):
 """
 
 RESTART_PROBE = """
-import os, pwd
+import os
 from django.core.handlers.wsgi import WSGIHandler
 from werkzeug.test import Client
-from pgserver import _commands
+from pathlib import Path
+from portal.embedded_db import control_embedded_server
 client = Client(WSGIHandler())
 headers = {"Host": "faults.localhost", "Authorization": "Token " + os.environ["FAULT_TOKEN"]}
 first = client.get("/api/auth/me", headers=headers).status_code
-kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
-_commands.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=os.environ["EMBEDDED_DB_DIR"], **kwargs)
+control_embedded_server(Path(os.environ["EMBEDDED_DB_DIR"]), "-w", "-m", "fast", "restart")
 second = client.get("/api/auth/me", headers=headers).status_code
 third = client.get("/api/auth/me", headers=headers).status_code
 print(json.dumps({"statuses": [first, second, third]}))
@@ -54,7 +54,8 @@ import os
 from django.core.handlers.wsgi import WSGIHandler
 from django_tenants.utils import schema_context
 from werkzeug.test import Client
-from pgserver import _commands
+from pathlib import Path
+from portal.embedded_db import control_embedded_server
 from kb.services import document_ingest
 from portal.access.services import project_ensure
 with schema_context("faults"):
@@ -77,8 +78,7 @@ def ask():
     body = response.get_json()
     return [response.status_code, [hit["slug"] for hit in body.get("primary", [])]]
 answers = [ask()]  # the semantic arm's second connection is open now
-kwargs = {"user": "pgserver"} if os.geteuid() == 0 else {}
-_commands.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=os.environ["EMBEDDED_DB_DIR"], **kwargs)
+control_embedded_server(Path(os.environ["EMBEDDED_DB_DIR"]), "-w", "-m", "fast", "restart")
 answers += [ask(), ask()]
 from kb.models import Document
 with schema_context("faults"):  # the ops project is the ingest test's to count
