@@ -48,7 +48,7 @@ from django.db import connection  # noqa: E402
 from django_tenants.utils import schema_context  # noqa: E402
 
 from kb.evaluation.metrics import latency_summary  # noqa: E402
-from kb.models import Chunk, Document  # noqa: E402
+from kb.models import Chunk, Document, chunk_hnsw_index, chunk_hnsw_sql  # noqa: E402
 from kb.retrieval import SearchFilters, search  # noqa: E402
 from kb.retrieval.arms import Scope, reset_keyword_stats, semantic_arm, vector_literal  # noqa: E402
 from portal.access.models import Project  # noqa: E402
@@ -185,7 +185,7 @@ def load(data: Structured, project: Project, *, hnsw_memory: str, hnsw_workers: 
     connection.ensure_connection()
     connection.connection.add_notice_handler(lambda d: notices.append(d.message_primary))
     with connection.cursor() as cursor:
-        cursor.execute("DROP INDEX IF EXISTS kb_chunk_embedding_hnsw")
+        cursor.execute(f"DROP INDEX IF EXISTS {chunk_hnsw_index().name}")
         cursor.execute("DROP INDEX IF EXISTS kb_chunk_search_gin")
         # COPY into a staging table, then one INSERT computes the tsvectors: an UPDATE after
         # COPY would leave a dead copy of every row behind (twice the heap on disk)
@@ -222,12 +222,7 @@ def load(data: Structured, project: Project, *, hnsw_memory: str, hnsw_workers: 
             ("set", "DROP TABLE gw_staging", []),
             ("set", f"SET maintenance_work_mem = '{hnsw_memory}'" if hnsw_memory else "", []),
             ("set", f"SET max_parallel_maintenance_workers = {int(hnsw_workers)}", []),
-            (
-                "hnsw_s",
-                f"CREATE INDEX kb_chunk_embedding_hnsw ON {table} USING hnsw "
-                "(embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)",
-                [],
-            ),
+            ("hnsw_s", chunk_hnsw_sql(), []),
             ("gin_s", f"CREATE INDEX kb_chunk_search_gin ON {table} USING gin (search_vector)", []),
             ("analyze_s", f"VACUUM ANALYZE {table}", []),
             ("analyze_documents_s", f"VACUUM ANALYZE {doc_table}", []),
@@ -332,7 +327,7 @@ def measure(data: Structured, project: Project, user, args: argparse.Namespace) 
             scores = data.vectors @ vec
             exact.append(set(ids[np.argpartition(-scores, 10)[:10]].tolist()))
         recall = {}
-        for ef in sorted({40, settings.KB["HNSW_EF_SEARCH"], 200, 400}):
+        for ef in sorted({40, settings.KB["HNSW_EF_SEARCH"], 100, 200, 400}):
             found, took = 0, []
             for vec, truth in zip(qvecs[: args.recall_queries], exact, strict=True):
                 started = time.perf_counter()

@@ -43,7 +43,7 @@ from django_tenants.utils import schema_context  # noqa: E402
 from kb.evaluation.datasets import load_beir, load_goldset  # noqa: E402
 from kb.evaluation.metrics import doc_run, evaluate, latency_summary  # noqa: E402
 from kb.evaluation.runner import embed_queries, run_modes  # noqa: E402
-from kb.models import Chunk, Document  # noqa: E402
+from kb.models import Chunk, Document, chunk_hnsw_index, chunk_hnsw_sql  # noqa: E402
 from kb.retrieval import SearchFilters, search  # noqa: E402
 from kb.retrieval.arms import vector_literal  # noqa: E402
 from portal.access.models import Project  # noqa: E402
@@ -186,7 +186,7 @@ def load_synthetic(n: int, *, seed: int = 7) -> tuple[Project, np.ndarray, list[
     ranks = rng.zipf(1.3, size=(n, 60))
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        cursor.execute("DROP INDEX IF EXISTS kb_chunk_embedding_hnsw")
+        cursor.execute(f"DROP INDEX IF EXISTS {chunk_hnsw_index().name}")
         with cursor.cursor.copy(
             f"COPY {table} (document_id, chunk_order, heading_path, text, overlap_chars, "
             "token_count, embedding) FROM STDIN"
@@ -213,10 +213,7 @@ def load_synthetic(n: int, *, seed: int = 7) -> tuple[Project, np.ndarray, list[
         cursor.execute("SET maintenance_work_mem = '512MB'")
         # one core for the build: the benchmark machine is shared
         cursor.execute("SET max_parallel_maintenance_workers = 0")
-        cursor.execute(
-            f"CREATE INDEX kb_chunk_embedding_hnsw ON {table} USING hnsw "
-            "(embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
-        )
+        cursor.execute(chunk_hnsw_sql())
         cursor.execute(f"ANALYZE {table}")
         cursor.execute(f"ANALYZE {Document._meta.db_table}")
     print(f"loaded {n} chunks in {time.perf_counter() - started:.0f} s", file=sys.stderr)

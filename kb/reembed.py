@@ -26,12 +26,11 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
-from pgvector.django import HnswIndex
 
 from kb.embeddings import Embedder, SpaceSpec, embedder_for
 from kb.embeddings.spaces import active_space, forget_active_spaces, spec_of, stored_dimensions
 from kb.ingestion.chunk import ChunkDraft
-from kb.models import Chunk, EmbeddingSpace, SpaceState
+from kb.models import Chunk, EmbeddingSpace, SpaceState, chunk_hnsw_index, chunk_hnsw_sql
 from kb.retrieval.arms import vector_literal
 from portal.tenants.selectors import current_schema
 
@@ -69,11 +68,6 @@ Progress = Callable[[int], None]
 
 def _table() -> str:
     return Chunk._meta.db_table
-
-
-def _active_index() -> HnswIndex:
-    # the model's HNSW index is the one definition of its name and build parameters
-    return next(index for index in Chunk._meta.indexes if isinstance(index, HnswIndex))
 
 
 def resolve_target(spec: SpaceSpec, embedder: Embedder | None = None) -> tuple[SpaceSpec, Embedder]:
@@ -202,15 +196,10 @@ def reembed_index() -> None:
     state = _index_state(NEXT_INDEX)
     if state:
         return
-    with_params = ", ".join(_active_index().get_with_params())  # m, ef_construction
     with connection.cursor() as cursor:
         if state is False:
             cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {NEXT_INDEX}")
-        cursor.execute(
-            f"CREATE INDEX CONCURRENTLY {NEXT_INDEX} ON {_table()} "
-            f"USING hnsw ({NEXT_COLUMN} vector_cosine_ops)"
-            + (f" WITH ({with_params})" if with_params else "")
-        )
+        cursor.execute(chunk_hnsw_sql(name=NEXT_INDEX, column=NEXT_COLUMN, concurrently=True))
 
 
 def reembed_switch(*, embedder: Embedder, batch_size: int) -> int:
@@ -227,7 +216,7 @@ def reembed_switch(*, embedder: Embedder, batch_size: int) -> int:
             cursor.execute(f"LOCK TABLE {_table()} IN ACCESS EXCLUSIVE MODE")
             cursor.execute(f"ALTER TABLE {_table()} DROP COLUMN {ACTIVE_COLUMN}")
             cursor.execute(f"ALTER TABLE {_table()} RENAME COLUMN {NEXT_COLUMN} TO {ACTIVE_COLUMN}")
-            cursor.execute(f"ALTER INDEX {NEXT_INDEX} RENAME TO {_active_index().name}")
+            cursor.execute(f"ALTER INDEX {NEXT_INDEX} RENAME TO {chunk_hnsw_index().name}")
         now = timezone.now()
         EmbeddingSpace.objects.filter(state=SpaceState.ACTIVE).update(state=SpaceState.RETIRED)
         building.state = SpaceState.ACTIVE

@@ -358,7 +358,7 @@ KB: dict[str, Any] = {
     "DEFAULT_LIMIT": env_int("KB_DEFAULT_LIMIT", 8),
     "MAX_LIMIT": env_int("KB_MAX_LIMIT", 100),
     "CANDIDATE_MULTIPLIER": env_int("KB_CANDIDATE_MULTIPLIER", 3),
-    "HNSW_EF_SEARCH": env_int("KB_HNSW_EF_SEARCH", 100),
+    "HNSW_EF_SEARCH": env_int("KB_HNSW_EF_SEARCH", 80),
     # Hybrid: the semantic arm runs on a second connection while the keyword arm runs
     # (outside transactions; one extra database connection per process)
     "PARALLEL_ARMS": env_bool("KB_PARALLEL_ARMS", True),

@@ -1,5 +1,7 @@
 """kb_reembed: search answers during a re-embed, uses the new model after the switch, a killed
-run resumes, other tenants are untouched, a size mismatch is a clear error.
+run resumes, other tenants are untouched, a size mismatch is a clear error. And the HNSW
+index: built as the model declares it, also after a switch, and rebuilt both ways by its
+migration while search keeps its results.
 
 The re-embed builds an index CONCURRENTLY and changes the chunk table, so these tests run
 on committed data in a tenant of their own (dropped at the end), outside a test transaction.
@@ -16,13 +18,14 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 from django_tenants.utils import schema_context
 
 from kb.embeddings import SpaceSpec, build_embedder, get_embedder, reset_embedders
 from kb.embeddings.hashing import HashEmbedder
 from kb.embeddings.spaces import stored_dimensions
 from kb.ingestion.chunk import ChunkDraft
-from kb.models import Chunk, Document, EmbeddingSpace, SpaceState
+from kb.models import Chunk, Document, EmbeddingSpace, SpaceState, chunk_hnsw_index
 from kb.reembed import NEXT_COLUMN, ReembedError, count_chunks, reembed_abort, tenant_reembed
 from kb.retrieval import search
 from kb.services import IngestItem, document_ingest, documents_ingest_many
@@ -140,6 +143,24 @@ def space(tenant, django_db_blocker, settings) -> Iterator[TenantInfo]:
     reset_embedders()
 
 
+def _index_build() -> tuple[dict[str, str], bool]:
+    """The live HNSW index's build parameters (its reloptions) and whether it is valid."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.reloptions, i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+            "WHERE c.oid = to_regclass(%s)",
+            [chunk_hnsw_index().name],
+        )
+        options, valid = cursor.fetchone()
+    return dict(option.split("=", 1) for option in options), valid
+
+
+DECLARED = {
+    "m": str(chunk_hnsw_index().m),
+    "ef_construction": str(chunk_hnsw_index().ef_construction),
+}
+
+
 def _reader(info: TenantInfo):
     from django.contrib.auth import get_user_model
 
@@ -186,6 +207,8 @@ def test_search_answers_during_the_reembed_and_uses_the_new_model_after_the_swit
     retired = EmbeddingSpace.objects.get(state=SpaceState.RETIRED)
     assert (retired.provider, retired.dimensions) == ("hash", 384)
     assert stored_dimensions(NEXT_COLUMN) == 0  # the old vectors are gone, no leftovers
+    # the switched-in index was built with the model's parameters, like the one it replaced
+    assert _index_build() == (DECLARED, True)
 
 
 def test_a_query_embedded_in_the_old_space_just_before_the_switch_is_redone(
@@ -406,3 +429,26 @@ def test_reembed_into_an_openai_compatible_endpoint_learns_its_size(space, capsy
         )
     finally:
         server.shutdown()
+
+
+def _migrate_kb(*target: str) -> None:
+    call_command("migrate_schemas", "kb", *target, schema_name=SCHEMA, verbosity=0)
+    connection.set_schema(SCHEMA)  # type: ignore[attr-defined]  # django-tenants; the command left public
+
+
+def test_the_index_migration_rebuilds_the_graph_both_ways_and_search_keeps_its_results(space):
+    reader = _reader(space)
+    assert DECLARED == {"m": "16", "ef_construction": "200"}
+    assert _index_build() == (DECLARED, True)  # what kb 0004 left in this new tenant
+    before = search(user=reader, query=QUERY, mode="dense")
+    assert before.primary
+    try:
+        _migrate_kb("0003_embedding_space")
+        assert _index_build() == ({"m": "16", "ef_construction": "64"}, True)
+        back = search(user=reader, query=QUERY, mode="dense")
+        assert [hit.chunk_id for hit in back.primary] == [hit.chunk_id for hit in before.primary]
+    finally:
+        _migrate_kb()
+    assert _index_build() == (DECLARED, True)
+    after = search(user=reader, query=QUERY, mode="dense")
+    assert [hit.chunk_id for hit in after.primary] == [hit.chunk_id for hit in before.primary]
