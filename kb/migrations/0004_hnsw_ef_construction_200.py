@@ -8,6 +8,10 @@ switch to it is atomic. That is why this migration is not atomic: REINDEX CONCUR
 cannot run in a transaction. When the migration does run inside one (a tenant being created:
 its table is empty), a plain REINDEX does the same at once. Rolled back, it rebuilds with
 64 the same way.
+
+A rebuild that was interrupted (the release killed, the server restarted) leaves an invalid
+copy named kb_chunk_embedding_hnsw_ccnew[N], which PostgreSQL keeps updating on every write
+but never uses; running the migration again drops such copies before it rebuilds.
 """
 
 import pgvector.django.indexes
@@ -16,13 +20,25 @@ from django.db import migrations
 INDEX = "kb_chunk_embedding_hnsw"
 
 
+def _leftover_copies(connection) -> list[str]:
+    """Invalid copies of the index in the current schema, left by an interrupted rebuild."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+            "WHERE NOT i.indisvalid AND c.relnamespace = current_schema()::regnamespace "
+            "AND c.relname LIKE %s",
+            [INDEX + "\\_ccnew%"],
+        )
+        return [name for (name,) in cursor.fetchall()]
+
+
 def _rebuild(ef_construction: int):
     def rebuild(apps, schema_editor) -> None:
-        inside_transaction = schema_editor.connection.in_atomic_block
+        concurrently = "" if schema_editor.connection.in_atomic_block else "CONCURRENTLY "
+        for copy in _leftover_copies(schema_editor.connection):
+            schema_editor.execute(f"DROP INDEX {concurrently}{copy}")
         schema_editor.execute(f"ALTER INDEX {INDEX} SET (ef_construction = {ef_construction})")
-        schema_editor.execute(
-            f"REINDEX INDEX {'' if inside_transaction else 'CONCURRENTLY '}{INDEX}"
-        )
+        schema_editor.execute(f"REINDEX INDEX {concurrently}{INDEX}")
 
     return rebuild
 

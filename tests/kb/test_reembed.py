@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
+from django.db import IntegrityError, connection
 from django_tenants.utils import schema_context
 
 from kb.embeddings import SpaceSpec, build_embedder, get_embedder, reset_embedders
@@ -436,6 +436,17 @@ def _migrate_kb(*target: str) -> None:
     connection.set_schema(SCHEMA)  # type: ignore[attr-defined]  # django-tenants; the command left public
 
 
+def _other_copies() -> list[str]:
+    """Indexes of this schema named after the HNSW index besides itself."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname FROM pg_class WHERE relkind = 'i' AND relname LIKE %s AND relname <> %s "
+            "AND relnamespace = current_schema()::regnamespace",
+            [chunk_hnsw_index().name + "%", chunk_hnsw_index().name],
+        )
+        return [name for (name,) in cursor.fetchall()]
+
+
 def test_the_index_migration_rebuilds_the_graph_both_ways_and_search_keeps_its_results(space):
     reader = _reader(space)
     assert DECLARED == {"m": "16", "ef_construction": "200"}
@@ -447,8 +458,16 @@ def test_the_index_migration_rebuilds_the_graph_both_ways_and_search_keeps_its_r
         assert _index_build() == ({"m": "16", "ef_construction": "64"}, True)
         back = search(user=reader, query=QUERY, mode="dense")
         assert [hit.chunk_id for hit in back.primary] == [hit.chunk_id for hit in before.primary]
+        # what an interrupted REINDEX CONCURRENTLY leaves behind: an invalid copy of the index
+        with pytest.raises(IntegrityError), connection.cursor() as cursor:
+            cursor.execute(
+                f"CREATE UNIQUE INDEX CONCURRENTLY {chunk_hnsw_index().name}_ccnew "
+                f"ON {Chunk._meta.db_table} ((1))"
+            )
+        assert _other_copies() == [f"{chunk_hnsw_index().name}_ccnew"]
     finally:
         _migrate_kb()
     assert _index_build() == (DECLARED, True)
+    assert _other_copies() == []  # the rerun dropped the leftover before rebuilding
     after = search(user=reader, query=QUERY, mode="dense")
     assert [hit.chunk_id for hit in after.primary] == [hit.chunk_id for hit in before.primary]
