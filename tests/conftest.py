@@ -52,6 +52,29 @@ def drop_tenant(schema: str) -> None:
 
 
 @pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker, request) -> Iterator[None]:
+    """pytest-django's test database, also for a selection where no test uses `db`.
+
+    pytest-django creates the test database only when a selected test uses `db` (or its
+    marker). The modules that must run outside a transaction (kb_reembed, the fault probes)
+    reach the database through session fixtures alone, so `-k` picking only such tests
+    would have run them against the database DATABASE_URL names.
+    """
+    from django.test.utils import setup_databases, teardown_databases
+    from pytest_django.fixtures import _get_databases_for_setup  # its own rule, pinned version
+
+    aliases, _ = _get_databases_for_setup(request.session.items)
+    if aliases:  # pytest-django set it up, and tears it down
+        yield
+        return
+    with django_db_blocker.unblock():
+        created = setup_databases(verbosity=0, interactive=False, aliases={"default"})  # type: ignore[arg-type]  # a set, as pytest-django passes
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(created, verbosity=0)
+
+
+@pytest.fixture(scope="session")
 def tenants(django_db_setup: None, django_db_blocker) -> dict[str, TenantInfo]:
     """Two tenants, alpha and beta, plus the public host; created once per test session."""
     with django_db_blocker.unblock():
