@@ -30,10 +30,8 @@ def embedded_database_url(data_dir: Path, server_settings: dict[str, str] | None
     server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
     if fresh and server_settings:
         # initdb + first start ran with PostgreSQL's defaults; nobody else is attached yet.
-        from pgserver._commands import pg_ctl  # type: ignore[attr-defined]  # private helper
-
         _write_server_settings(data_dir, server_settings)
-        pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=30)
+        control_embedded_server(data_dir, "-w", "restart", timeout=30)
     _exit_cleanly_on_sigterm()
     return server.get_uri()
 
