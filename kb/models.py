@@ -249,6 +249,35 @@ class Chunk(models.Model):
         return f"{self.document_id}#{self.chunk_order}"
 
 
+class RealField(models.FloatField):
+    """A 4-byte float column: what ts_rank returns, so stored weights equal recomputed ones."""
+
+    def db_type(self, connection) -> str:
+        return "real"
+
+
+class ChunkTerm(models.Model):
+    """One posting of the keyword arm's inverted index: a lexeme of a chunk's search_vector
+    with its ts_rank weight (normalisation 1) computed once, at write time.
+
+    The keyword arm reads a query term's postings from the primary key alone (an index-only
+    scan: its INCLUDE columns carry the document and the weight) instead of visiting every
+    matching chunk row to rank its tsvector (benchmarks/RESULTS.md, "The keyword arm's
+    postings"). Triggers on the chunk table keep it in step with search_vector in the same
+    statement (migration kb 0005): nothing in Python writes it. Plain ids, no foreign keys:
+    a foreign key would make Django delete postings by chunk_id, which has no index.
+    """
+
+    pk = models.CompositePrimaryKey("lexeme", "chunk_id")
+    chunk_id = models.BigIntegerField()
+    document_id = models.BigIntegerField()
+    weight = RealField()
+    lexeme = models.TextField()
+
+    def __str__(self) -> str:
+        return f"{self.lexeme}@{self.chunk_id}"
+
+
 def chunk_hnsw_index() -> HnswIndex:
     """The chunk table's HNSW index as the model declares it: its name and build parameters."""
     return next(index for index in Chunk._meta.indexes if isinstance(index, HnswIndex))

@@ -21,7 +21,7 @@ from django.db import DatabaseError, DataError, connection, transaction
 from django.db.models import QuerySet
 
 from kb.embeddings.exceptions import EmbeddingSpaceChanged
-from kb.models import Chunk, Document
+from kb.models import Chunk, ChunkTerm, Document
 from kb.retrieval.exceptions import KeywordArmError
 from kb.retrieval.types import Candidate
 from portal.access.models import Project
@@ -75,6 +75,7 @@ def _tables() -> dict[str, str]:
         "chunk": Chunk._meta.db_table,
         "document": Document._meta.db_table,
         "project": Project._meta.db_table,
+        "term": ChunkTerm._meta.db_table,
     }
 
 
@@ -256,9 +257,9 @@ def _document_frequencies(
     """(number of chunks, {lexeme: chunks containing it}) for these lexemes, current schema.
 
     `marker` is the chunk table's (max id, min id) if the caller read it already: cached
-    figures from another marker are stale. Each lexeme is counted through the GIN index once
-    and cached. (ts_stat over every chunk took seconds at a million chunks, in the first
-    search request after each ingest.)
+    figures from another marker are stale. Each lexeme's postings are counted once (an
+    index-only count) and cached. (ts_stat over every chunk took seconds at a million
+    chunks, in the first search request after each ingest.)
     """
     t = _tables()
     if marker is None:
@@ -280,9 +281,9 @@ def _document_frequencies(
     missing = [lex for lex in dict.fromkeys(lexemes) if lex not in known]
     if missing:
         cursor.execute(
-            f"SELECT (SELECT count(*) FROM {t['chunk']} c WHERE c.search_vector @@ q::tsquery) "
-            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(q, n) ORDER BY n",
-            [[_tsquery_literal(lex) for lex in missing]],
+            f"SELECT (SELECT count(*) FROM {t['term']} t WHERE t.lexeme = u.lexeme) "
+            "FROM unnest(%s::text[]) WITH ORDINALITY AS u(lexeme, n) ORDER BY n",
+            [missing],
         )
         counted = dict(zip(missing, (int(row[0]) for row in cursor.fetchall()), strict=True))
         known.update(counted)
@@ -301,17 +302,13 @@ def reset_keyword_stats() -> None:
         _df_cache.clear()
 
 
-def _tsquery_literal(lexeme: str) -> str:
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
 def idf(total: int, df: int) -> float:
     """BM25's inverse document frequency (the +1 form, never negative)."""
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
 # Terms in more than this share of chunks still score, but do not by themselves make a
-# chunk a candidate: OR-matching on "the"-like words would scan most of the table.
+# chunk a candidate: OR-matching on "the"-like words would read most of the postings.
 COMMON_TERM_SHARE = 0.05
 COMMON_TERM_MIN_DF = 100  # small corpora: every term may match
 MAX_QUERY_TERMS = 64
@@ -320,7 +317,13 @@ MAX_QUERY_TERMS = 64
 # chunks / 20k documents the hash build alone costs ~5 ms, a few hundred probes well under
 # that. Same SQL, same rows; only the join strategy changes.
 NESTED_LOOP_MAX_MATCHES = 2000
-_RANK_SQL = "%s * ts_rank(c.search_vector, %s::tsquery, 1)"
+# A common term scores the candidates by a probe per candidate, by (lexeme, chunk_id), only
+# when its postings are more than this many times those probes: reading one posting in a
+# scan costs about an eighth of a probe.
+COMMON_SCAN_PER_PROBE = 8
+# One term's weight in a chunk is ts_rank(search_vector, term, 1), stored with the posting
+# (kb.models.ChunkTerm); a chunk's score is the IDF-weighted sum over the query terms.
+_TERMS_SQL = "unnest(%s::text[], %s::float8[]) AS q(lexeme, idf)"
 
 
 def keyword_arm(
@@ -335,7 +338,8 @@ def keyword_arm(
 
     plainto_tsquery ANDs every term, which returns nothing for a long natural-language
     question; here any query lexeme may match, each weighted by its IDF times ts_rank's
-    saturating, length-normalised term frequency (a BM25-like score). Inside a caller's
+    saturating, length-normalised term frequency (a BM25-like score). The terms' postings
+    come from kb_chunkterm's primary key alone, weights included. Inside a caller's
     transaction it runs in a savepoint: any database error (e.g. an unknown text-search
     configuration) raises KeywordArmError and leaves the surrounding transaction usable.
     """
@@ -366,42 +370,48 @@ def keyword_arm(
                 return []
             common_df = max(COMMON_TERM_SHARE * total, COMMON_TERM_MIN_DF)
             matching = [lex for lex in present if frequencies[lex] <= common_df] or present[:3]
-            # Each candidate-making term is scored only on the chunks that contain it (one GIN
-            # probe per term, summed per chunk), not every term on every candidate: ts_rank
-            # costs ~0.5 us a call and a query matches thousands of chunks at 100k. Common
-            # terms select nothing but still score, once per candidate (max over its rows).
-            # Absent terms would add 0. Same scores as summing every term on every match.
+            # Candidates are the chunks holding a candidate-making term, read term by term
+            # from the postings and summed per chunk. Common terms select nothing but still
+            # score: their postings are read along (and count only for chunks a selecting
+            # term made candidates), or, when they are much longer than the candidates,
+            # probed per candidate. The same scores either way.
             common = [lex for lex in present if lex not in matching]
-            common_sql = " + ".join(_RANK_SQL for _ in common) or "0::float8"
-            common_params: list = []
-            for lex in common:
-                common_params += [idfs[lex], _tsquery_literal(lex)]
-            branches, branch_params = [], []
-            for lex in matching:
-                branches.append(
-                    f"SELECT c.id, c.document_id, {_RANK_SQL} AS score, {common_sql} AS common "
-                    f"FROM {t['chunk']} c WHERE c.search_vector @@ %s::tsquery"
+            candidates = sum(frequencies[lex] for lex in matching)
+            common_postings = sum(frequencies[lex] for lex in common)
+            probe = common_postings > COMMON_SCAN_PER_PROBE * candidates * len(common)
+            probed = common if probe else []
+            read = [lex for lex in present if lex not in probed]
+            common_sql, common_params = "0", []
+            if probed:
+                common_sql = (
+                    f"coalesce((SELECT sum(q.idf * t.weight) FROM {_TERMS_SQL} "
+                    f"JOIN {t['term']} t ON t.lexeme = q.lexeme AND t.chunk_id = m.id), 0)"
                 )
-                literal = _tsquery_literal(lex)
-                branch_params += [idfs[lex], literal, *common_params, literal]
+                common_params = [probed, [idfs[lex] for lex in probed]]
             cosine_sql = "1 - (c.embedding <=> %s::vector)" if vector is not None else "NULL"
             cosine_params = [vector_literal(vector)] if vector is not None else []
             local = dict(SERIAL)
-            if sum(frequencies[lex] for lex in matching) <= NESTED_LOOP_MAX_MATCHES:
+            if candidates <= NESTED_LOOP_MAX_MATCHES:
                 local["enable_hashjoin"] = "off"
             rows = fetch_with_settings(
                 cursor,
                 local,
                 f"""
-                WITH postings AS ({" UNION ALL ".join(branches)}),
+                WITH matched AS (
+                    SELECT t.chunk_id AS id, t.document_id, sum(q.idf * t.weight) AS score
+                    FROM unnest(%s::text[], %s::float8[], %s::bool[]) AS q(lexeme, idf, selects)
+                    JOIN {t["term"]} t ON t.lexeme = q.lexeme
+                    GROUP BY t.chunk_id, t.document_id
+                    HAVING bool_or(q.selects)
+                ),
                 hits AS MATERIALIZED (
-                    SELECT m.id, m.keyword_score FROM (
-                        SELECT id, document_id, sum(score) + max(common) AS keyword_score
-                        FROM postings GROUP BY id, document_id
-                        ORDER BY keyword_score DESC, id OFFSET 0
-                    ) m
-                    WHERE m.document_id IN ({scope.sql})
-                    ORDER BY m.keyword_score DESC, m.id
+                    SELECT s.id, s.keyword_score FROM (
+                        SELECT m.id, m.document_id, m.score + {common_sql} AS keyword_score
+                        FROM matched m
+                        ORDER BY keyword_score DESC, m.id OFFSET 0
+                    ) s
+                    WHERE s.document_id IN ({scope.sql})
+                    ORDER BY s.keyword_score DESC, s.id
                     LIMIT %s
                 )
                 SELECT {_COLUMNS}, {cosine_sql} AS cosine, h.keyword_score
@@ -411,7 +421,15 @@ def keyword_arm(
                 JOIN {t["project"]} p ON p.id = d.project_id
                 ORDER BY h.keyword_score DESC, c.id
                 """,
-                (*branch_params, *scope.params, k, *cosine_params),
+                (
+                    read,
+                    [idfs[lex] for lex in read],
+                    [lex in matching for lex in read],
+                    *common_params,
+                    *scope.params,
+                    k,
+                    *cosine_params,
+                ),
             )
     except DatabaseError as exc:
         if space_changed(exc):  # not a keyword failure: the whole search is redone

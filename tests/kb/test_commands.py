@@ -107,6 +107,8 @@ def test_kb_check_reports_a_healthy_knowledge_base(alpha, capsys, tmp_path):
     assert report["max_norm_deviation"] < 1e-6
     assert report["dimension"] == 384
     assert report["indexes"] == {"hnsw_embedding_cosine": True, "gin_search_vector": True}
+    postings = report["keyword_postings"]
+    assert postings["stored"] == postings["expected"] > 0
     assert {"project_key": "cmd-check", "slug": "empty"} in [
         {"project_key": d["project_key"], "slug": d["slug"]}
         for d in report["documents_without_chunks"]
@@ -125,8 +127,16 @@ def test_kb_check_fails_on_unembedded_or_non_unit_vectors_and_missing_index(
     )
     Chunk.objects.filter(pk=first.pk).update(embedding=None)
     Chunk.objects.filter(pk=second.pk).update(embedding=[0.5] * 384)
-    with connection.cursor() as cursor:
-        cursor.execute("DROP INDEX kb_chunk_embedding_hnsw")  # rolled back with the test
+    with connection.cursor() as cursor:  # all rolled back with the test
+        cursor.execute("DROP INDEX kb_chunk_embedding_hnsw")
+        # a write with the postings' trigger off (a bulk load that disabled triggers)
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # Django's deferred foreign keys
+        cursor.execute("ALTER TABLE kb_chunk DISABLE TRIGGER kb_chunkterm_update")
+        cursor.execute(
+            "UPDATE kb_chunk SET search_vector = to_tsvector('english', 'unposted words') "
+            "WHERE id = %s",
+            [first.pk],
+        )
     with pytest.raises(CommandError) as excinfo:
         call_command("kb_check", "--tenant", "alpha", "--json")
     assert excinfo.value.returncode == 1
@@ -134,7 +144,9 @@ def test_kb_check_fails_on_unembedded_or_non_unit_vectors_and_missing_index(
     assert not report["ok"] and report["unembedded_chunks"] == 1
     assert report["max_norm_deviation"] > 1
     assert report["indexes"]["hnsw_embedding_cosine"] is False
-    assert len(report["problems"]) == 3
+    assert report["keyword_postings"]["stored"] != report["keyword_postings"]["expected"]
+    assert len(report["problems"]) == 5
+    assert "1 of the 4 triggers that keep kb_chunkterm in step" in " ".join(report["problems"])
 
 
 def test_ingest_into_a_project_without_members_warns_how_to_add_one(alpha, capsys, tmp_path):

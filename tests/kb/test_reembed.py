@@ -447,12 +447,13 @@ def _other_copies() -> list[str]:
         return [name for (name,) in cursor.fetchall()]
 
 
-def test_the_index_migration_rebuilds_the_graph_both_ways_and_search_keeps_its_results(space):
+def test_the_index_migrations_run_both_ways_and_search_keeps_its_results(space):
     reader = _reader(space)
     assert DECLARED == {"m": "16", "ef_construction": "200"}
     assert _index_build() == (DECLARED, True)  # what kb 0004 left in this new tenant
     before = search(user=reader, query=QUERY, mode="dense")
-    assert before.primary
+    keyword_before = search(user=reader, query=QUERY, mode="keyword")
+    assert before.primary and keyword_before.primary
     try:
         _migrate_kb("0003_embedding_space")
         assert _index_build() == ({"m": "16", "ef_construction": "64"}, True)
@@ -471,3 +472,15 @@ def test_the_index_migration_rebuilds_the_graph_both_ways_and_search_keeps_its_r
     assert _other_copies() == []  # the rerun dropped the leftover before rebuilding
     after = search(user=reader, query=QUERY, mode="dense")
     assert [hit.chunk_id for hit in after.primary] == [hit.chunk_id for hit in before.primary]
+    # kb 0005 was rolled back with it (its table dropped) and backfilled the postings again
+    keyword_after = search(user=reader, query=QUERY, mode="keyword")
+    assert [(hit.chunk_id, hit.score) for hit in keyword_after.primary] == [
+        (hit.chunk_id, hit.score) for hit in keyword_before.primary
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT count(*) FROM kb_chunkterm), "
+            "(SELECT coalesce(sum(length(search_vector)), 0) FROM kb_chunk)"
+        )
+        postings, lexemes = cursor.fetchone()
+    assert postings == lexemes > 0

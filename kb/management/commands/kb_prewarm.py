@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 from django_tenants.utils import get_public_schema_name, schema_context
 
-from kb.models import Chunk, Document
+from kb.models import Chunk, ChunkTerm, Document
 from portal.tenants.models import Tenant
 
 # Without pg_prewarm, this many nearest-neighbour searches (stored vectors as queries) walk
@@ -18,10 +18,17 @@ FALLBACK_QUERIES = 200
 
 
 def _relations(cursor: Any) -> list[str]:
-    """The chunk and document tables and every index on them (current schema)."""
+    """The chunk and document tables and every index on them, and the keyword postings'
+    index (current schema). The postings are read from their index alone: their table
+    stays out of the cache."""
     names = []
-    for table in (Chunk._meta.db_table, Document._meta.db_table):
-        names.append(table)
+    for table, with_table in (
+        (Chunk._meta.db_table, True),
+        (Document._meta.db_table, True),
+        (ChunkTerm._meta.db_table, False),
+    ):
+        if with_table:
+            names.append(table)
         cursor.execute(
             "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = %s::regclass",
             [table],
@@ -32,7 +39,8 @@ def _relations(cursor: Any) -> list[str]:
 
 class Command(BaseCommand):
     help = (
-        "Load the chunk/document tables and their indexes (HNSW, GIN) of every tenant (or "
+        "Load the chunk/document tables and their indexes (HNSW, GIN, keyword postings) of "
+        "every tenant (or "
         "--tenant) into shared_buffers, so the first searches after a start are as fast as "
         "the rest. Uses pg_prewarm when the server has it, else warms by searching."
     )

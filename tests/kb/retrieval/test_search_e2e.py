@@ -163,11 +163,16 @@ def test_keyword_arm_join_hint_does_not_leak_into_the_callers_transaction(alpha,
         assert cursor.fetchone() == ("on", "2")
 
 
-def test_keyword_score_is_the_idf_weighted_sum_over_every_query_term(alpha, corpus, monkeypatch):
+@pytest.mark.parametrize("scan_per_probe", [0, 10**9], ids=["probed", "read-along"])
+def test_keyword_score_is_the_idf_weighted_sum_over_every_query_term(
+    alpha, corpus, monkeypatch, scan_per_probe
+):
     # Every present term counts as common here: only the 3 rarest select candidates, the
-    # rest are scored on them; the score must still be the sum over all terms.
+    # rest are scored on them, their postings probed per candidate or read along; the score
+    # must still be the sum over all terms, and the candidates those of the 3.
     monkeypatch.setattr(arms, "COMMON_TERM_SHARE", 0.0)
     monkeypatch.setattr(arms, "COMMON_TERM_MIN_DF", 0)
+    monkeypatch.setattr(arms, "COMMON_SCAN_PER_PROBE", scan_per_probe)
     question = "cache layer sessions memcached redis ingest backlog pager"
     scope = arms.Scope.for_documents(Document.objects.visible_to(corpus["reader"]))
     hits = arms.keyword_arm(query=question, scope=scope, k=50, language="english")
@@ -177,15 +182,29 @@ def test_keyword_score_is_the_idf_weighted_sum_over_every_query_term(alpha, corp
         lexemes = [row[0] for row in cursor.fetchall()]
         assert len(lexemes) > 3
         total, frequencies = arms._document_frequencies(cursor, lexemes)
+        for lexeme in lexemes:  # counted from the postings: as many as the chunks' tsvectors
+            cursor.execute(
+                "SELECT count(*) FROM kb_chunk WHERE search_vector @@ quote_literal(%s)::tsquery",
+                [lexeme],
+            )
+            assert frequencies[lexeme] == cursor.fetchone()[0]
         for hit in hits:
             expected = 0.0
             for lexeme in lexemes:
                 cursor.execute(
-                    "SELECT ts_rank(search_vector, %s::tsquery, 1) FROM kb_chunk WHERE id = %s",
-                    [arms._tsquery_literal(lexeme), hit.chunk_id],
+                    "SELECT coalesce(ts_rank(search_vector, quote_literal(%s)::tsquery, 1), 0) "
+                    "FROM kb_chunk WHERE id = %s",
+                    [lexeme, hit.chunk_id],
                 )
                 expected += arms.idf(total, frequencies.get(lexeme, 0)) * cursor.fetchone()[0]
             assert hit.keyword_score == pytest.approx(expected, rel=1e-6)
+        rarest = sorted((lexeme for lexeme in lexemes if frequencies[lexeme]), key=frequencies.get)
+        cursor.execute(
+            "SELECT count(*) FROM kb_chunk WHERE id = ANY(%s) AND search_vector @@ "
+            "(SELECT string_agg(quote_literal(x), ' | ')::tsquery FROM unnest(%s::text[]) x)",
+            [[hit.chunk_id for hit in hits], rarest[:3]],
+        )
+        assert cursor.fetchone()[0] == len(hits)
     scores = [hit.keyword_score for hit in hits]
     assert scores == sorted(scores, reverse=True)
 
