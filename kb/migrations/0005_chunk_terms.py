@@ -10,7 +10,7 @@ weight), an index-only scan.
 Triggers on kb_chunk keep the table in step with search_vector inside the statement that
 changes it: inserted rows add their postings, a changed search_vector (or document) replaces
 them, deleted rows remove theirs (by lexeme and chunk id, so every removal is an index probe),
-TRUNCATE empties it. They are statement-level with transition tables, one INSERT or DELETE
+TRUNCATE empties it (kb.postings checks and repairs them). They are statement-level with transition tables, one INSERT or DELETE
 per statement whatever its size, and name the table through TG_TABLE_SCHEMA, so a write to a
 tenant's chunks reaches that tenant's postings whatever the search_path. Existing chunks are
 backfilled (3.2M postings of 100k chunks in about 10 s). A posting takes about 110 bytes

@@ -7,9 +7,12 @@ chunks' search_vector columns say, computed here independently with unnest and t
 from __future__ import annotations
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection
 
 from kb.models import Chunk, Document
+from kb.postings import postings_state
 from kb.retrieval import arms
 from kb.services import IngestItem, document_ingest, documents_ingest_many
 from portal.access.services import project_ensure
@@ -23,6 +26,10 @@ Memcached lost data on restarts and we needed persistence for the sessions.
 ## Decision
 
 Use Redis Cluster for every cache layer.
+
+## Consequences
+
+The pager rota covers failover drills every quarter.
 """
 
 
@@ -169,3 +176,49 @@ def test_truncating_the_chunks_empties_the_postings(project):
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # Django's deferred foreign keys
         cursor.execute("TRUNCATE kb_chunk CASCADE")
     assert _postings() == set()
+
+
+def test_repair_mends_postings_written_with_the_triggers_off(project, capsys):
+    outcome = document_ingest(project=project, source_path="cache.md", content=DOC)
+    first, second, third = outcome.document.chunks.order_by("chunk_order")
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # Django's deferred foreign keys
+        cursor.execute("ALTER TABLE kb_chunk DISABLE TRIGGER kb_chunkterm_update")
+        cursor.execute("ALTER TABLE kb_chunk DISABLE TRIGGER kb_chunkterm_delete")
+        cursor.execute(
+            "UPDATE kb_chunk SET search_vector = to_tsvector('english', 'numbat burrow') "
+            "WHERE id = %s",
+            [first.pk],
+        )
+        cursor.execute("DELETE FROM kb_chunk WHERE id = %s", [second.pk])
+        cursor.execute("UPDATE kb_chunkterm SET weight = 0 WHERE chunk_id = %s", [third.pk])
+        wrong = cursor.rowcount
+    assert wrong >= 1
+    state = postings_state()
+    assert state.disabled_triggers == ("kb_chunkterm_update", "kb_chunkterm_delete")
+    assert state.stored != state.expected
+    with pytest.raises(CommandError, match="kb_postings_repair"):
+        call_command("kb_check", "--tenant", "alpha")
+    capsys.readouterr()
+
+    stale = len([p for p in _postings() if p[1] in (first.pk, second.pk)])
+    call_command("kb_postings_repair", "--tenant", "alpha")
+    out = capsys.readouterr().out
+    assert "enabled triggers: kb_chunkterm_update, kb_chunkterm_delete" in out
+    assert f"{stale + wrong} stale postings removed, {2 + wrong} added" in out
+    assert _postings() == _expected()
+    _weights_match()
+    assert postings_state().problems == []
+    call_command("kb_check", "--tenant", "alpha")  # healthy again
+    # the triggers work again: the next write keeps the postings in step
+    Chunk.objects.filter(pk=first.pk).delete()
+    assert _postings() == _expected()
+
+
+def test_repair_without_the_triggers_says_how_to_recreate_them(project):
+    document_ingest(project=project, source_path="cache.md", content=DOC)
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("DROP TRIGGER kb_chunkterm_truncate ON kb_chunk")
+    with pytest.raises(CommandError, match="kb_chunkterm_truncate; re-create them by migrating"):
+        call_command("kb_postings_repair", "--tenant", "alpha")

@@ -146,7 +146,7 @@ def test_kb_check_fails_on_unembedded_or_non_unit_vectors_and_missing_index(
     assert report["indexes"]["hnsw_embedding_cosine"] is False
     assert report["keyword_postings"]["stored"] != report["keyword_postings"]["expected"]
     assert len(report["problems"]) == 5
-    assert "1 of the 4 triggers that keep kb_chunkterm in step" in " ".join(report["problems"])
+    assert "triggers disabled on kb_chunk: kb_chunkterm_update" in " ".join(report["problems"])
 
 
 def test_ingest_into_a_project_without_members_warns_how_to_add_one(alpha, capsys, tmp_path):

@@ -12,12 +12,12 @@ from django.db.models import Count
 
 from kb.embeddings import EmbeddingError, active_embedder
 from kb.embeddings.spaces import active_space
-from kb.models import Chunk, ChunkTerm, Document, EmbeddingSpace, SpaceState
+from kb.models import Chunk, Document, EmbeddingSpace, SpaceState
+from kb.postings import postings_state
 from kb.reembed import NEXT_COLUMN
 from portal.commands import command_tenant
 
 NORM_TOLERANCE = 1e-3
-POSTING_TRIGGERS = 4  # insert, update, delete, truncate (migration kb 0005)
 
 
 def knowledge_base_report() -> dict[str, Any]:
@@ -26,16 +26,9 @@ def knowledge_base_report() -> dict[str, Any]:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT count(*), count(embedding), count(search_vector), "
-            f"max(abs(vector_norm(embedding) - 1)), coalesce(sum(length(search_vector)), 0), "
-            f"(SELECT count(*) FROM {ChunkTerm._meta.db_table}) FROM {table}"
+            f"max(abs(vector_norm(embedding) - 1)) FROM {table}"
         )
-        chunks, embedded, with_fts, max_deviation, lexemes, postings = cursor.fetchone()
-        cursor.execute(
-            "SELECT count(*) FROM pg_trigger WHERE tgrelid = %s::regclass AND tgenabled <> 'D' "
-            "AND tgname LIKE 'kb\\_chunkterm\\_%%'",
-            [table],
-        )
-        posting_triggers = cursor.fetchone()[0]
+        chunks, embedded, with_fts, max_deviation = cursor.fetchone()
         cursor.execute(
             "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() "
             "AND tablename = %s",
@@ -60,6 +53,7 @@ def knowledge_base_report() -> dict[str, Any]:
         model_problem = None
     except (EmbeddingError, ImproperlyConfigured) as exc:  # a wrong size, a missing folder
         model_dimension, model_problem = None, str(exc)
+    postings = postings_state()
     building = EmbeddingSpace.objects.filter(state=SpaceState.BUILDING).first()
     empty = (
         Document.objects.alive()
@@ -75,8 +69,8 @@ def knowledge_base_report() -> dict[str, Any]:
         "embedded_chunks": embedded,
         "unembedded_chunks": chunks - embedded,
         "chunks_without_search_vector": chunks - with_fts,
-        # one posting per lexeme of every chunk's tsvector, kept by 4 triggers (kb 0005)
-        "keyword_postings": {"stored": postings, "expected": int(lexemes)},
+        # one posting per lexeme of every chunk's tsvector, kept by triggers (kb 0005)
+        "keyword_postings": {"stored": postings.stored, "expected": postings.expected},
         "max_norm_deviation": float(max_deviation) if max_deviation is not None else 0.0,
         "dimension": dimension,
         "expected_dimension": model_dimension,
@@ -97,17 +91,7 @@ def knowledge_base_report() -> dict[str, Any]:
         problems.append("HNSW cosine index on kb_chunk.embedding is missing")
     if not gin:
         problems.append("GIN index on kb_chunk.search_vector is missing")
-    if posting_triggers != POSTING_TRIGGERS:
-        problems.append(
-            f"{POSTING_TRIGGERS - posting_triggers} of the {POSTING_TRIGGERS} triggers that keep "
-            "kb_chunkterm in step with kb_chunk are missing or disabled"
-        )
-    if postings != lexemes:
-        problems.append(
-            f"the keyword arm's postings are out of step with the chunks: {postings} stored, "
-            f"{lexemes} expected (lexemes of every chunk's tsvector); keyword search misses "
-            "or misranks chunks"
-        )
+    problems += postings.problems
     if model_problem is not None:
         problems.append(model_problem)
     elif model_dimension is not None and dimension != model_dimension:

@@ -1,0 +1,137 @@
+"""The keyword arm's postings (kb_chunkterm): their health, and repairing them.
+
+Migration kb 0005 creates the table, its triggers on kb_chunk and the kb_lexeme_query SQL
+function; the triggers keep the postings in step with the chunks' tsvectors. A write made
+with the triggers off (ALTER TABLE ... DISABLE TRIGGER, session_replication_role = replica,
+a restore that skipped them) leaves them behind; `postings_state` finds that and
+`postings_repair` mends it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from kb.models import Chunk, ChunkTerm
+
+TRIGGERS = (
+    "kb_chunkterm_insert",
+    "kb_chunkterm_update",
+    "kb_chunkterm_delete",
+    "kb_chunkterm_truncate",
+)
+# One posting of every lexeme of every chunk's tsvector, with the weight the triggers store:
+# ts_rank of that one lexeme, length-normalised (normalisation 1).
+_EXPECTED = """
+    SELECT r.id AS chunk_id, r.document_id,
+           ts_rank(r.search_vector, kb_lexeme_query(u.lexeme), 1) AS weight, u.lexeme
+    FROM {chunk} r CROSS JOIN LATERAL unnest(r.search_vector) u
+"""
+
+
+class PostingsError(Exception):
+    """The postings cannot be repaired here (their triggers are gone)."""
+
+
+@dataclass(frozen=True)
+class PostingsState:
+    stored: int
+    expected: int  # lexemes over every chunk's tsvector
+    missing_triggers: tuple[str, ...]
+    disabled_triggers: tuple[str, ...]
+
+    @property
+    def problems(self) -> list[str]:
+        out = []
+        if self.missing_triggers:
+            out.append(
+                f"triggers missing on kb_chunk: {', '.join(self.missing_triggers)}; re-create them "
+                "by migrating the tenant's kb app back to 0004 and forward again"
+            )
+        if self.disabled_triggers:
+            out.append(
+                f"triggers disabled on kb_chunk: {', '.join(self.disabled_triggers)} "
+                "(kb_postings_repair enables them)"
+            )
+        if self.stored != self.expected:
+            out.append(
+                f"the keyword postings are out of step with the chunks: {self.stored} stored, "
+                f"{self.expected} expected; keyword search misses or misranks chunks until "
+                "kb_postings_repair runs"
+            )
+        return out
+
+
+def _triggers(cursor) -> dict[str, bool]:
+    cursor.execute(
+        "SELECT tgname, tgenabled <> 'D' FROM pg_trigger WHERE tgrelid = %s::regclass "
+        "AND tgname = ANY(%s)",
+        [Chunk._meta.db_table, list(TRIGGERS)],
+    )
+    return dict(cursor.fetchall())
+
+
+def postings_state() -> PostingsState:
+    """Counts and triggers of the current tenant's postings (reads every chunk's tsvector)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT count(*) FROM {ChunkTerm._meta.db_table}), "
+            f"(SELECT coalesce(sum(length(search_vector)), 0) FROM {Chunk._meta.db_table})"
+        )
+        stored, expected = cursor.fetchone()
+        triggers = _triggers(cursor)
+    return PostingsState(
+        stored=stored,
+        expected=int(expected),
+        missing_triggers=tuple(name for name in TRIGGERS if name not in triggers),
+        disabled_triggers=tuple(name for name in TRIGGERS if triggers.get(name) is False),
+    )
+
+
+@dataclass(frozen=True)
+class PostingsRepair:
+    removed: int
+    added: int
+    enabled_triggers: tuple[str, ...]
+
+
+def postings_repair() -> PostingsRepair:
+    """Enable the postings' triggers and bring the current tenant's postings in step with
+    the chunks: stale or wrong postings removed, missing ones added, in one transaction.
+
+    Writes to the chunks wait until it commits (they would change what it compares);
+    searches go on, on the old postings until then. Only what differs is written.
+    """
+    chunk, term = Chunk._meta.db_table, ChunkTerm._meta.db_table
+    expected = _EXPECTED.format(chunk=chunk)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"LOCK TABLE {chunk} IN SHARE ROW EXCLUSIVE MODE")
+        triggers = _triggers(cursor)
+        missing = [name for name in TRIGGERS if name not in triggers]
+        if missing:
+            raise PostingsError(PostingsState(0, 0, tuple(missing), ()).problems[0])
+        enabled = tuple(name for name in TRIGGERS if not triggers[name])
+        for name in enabled:
+            cursor.execute(f"ALTER TABLE {chunk} ENABLE TRIGGER {name}")
+        cursor.execute(
+            f"""
+            DELETE FROM {term} t WHERE NOT EXISTS (
+                SELECT 1 FROM ({expected}) e
+                WHERE e.lexeme = t.lexeme AND e.chunk_id = t.chunk_id
+                  AND e.document_id = t.document_id AND e.weight = t.weight
+            )
+            """
+        )
+        removed = cursor.rowcount
+        cursor.execute(
+            f"""
+            INSERT INTO {term} (chunk_id, document_id, weight, lexeme)
+            SELECT e.chunk_id, e.document_id, e.weight, e.lexeme FROM ({expected}) e
+            WHERE NOT EXISTS (
+                SELECT 1 FROM {term} t WHERE t.lexeme = e.lexeme AND t.chunk_id = e.chunk_id
+            )
+            """
+        )
+        added = cursor.rowcount
+    return PostingsRepair(removed=removed, added=added, enabled_triggers=enabled)
