@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from kb.demo import DEMO_CORPUS_DIR
-from kb.models import Chunk, Document, Edge
+from kb.models import Chunk, ChunkTerm, Document, Edge
 from portal.access.models import Project
 
 
@@ -195,3 +195,6 @@ def test_kb_prewarm_reads_every_chunk_of_the_tenant(alpha, capsys, tmp_path):
     # the embedded server has no pg_prewarm: the heap pass reads every row of the tenant
     assert out.startswith("alpha: ")
     assert f"{chunks} rows read" in out or "pg_prewarm: " in out
+    postings = ChunkTerm.objects.count()
+    assert postings > chunks
+    assert f"{postings} keyword postings read from their key" in out or "pg_prewarm: " in out

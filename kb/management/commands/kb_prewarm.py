@@ -10,6 +10,7 @@ from django.db import connection
 from django_tenants.utils import get_public_schema_name, schema_context
 
 from kb.models import Chunk, ChunkTerm, Document
+from kb.retrieval.arms import fetch_with_settings
 from portal.tenants.models import Tenant
 
 # Without pg_prewarm, this many nearest-neighbour searches (stored vectors as queries) walk
@@ -91,4 +92,14 @@ class Command(BaseCommand):
             """,
             [FALLBACK_QUERIES],
         )
-        return f"no pg_prewarm on this server; {rows} rows read, {FALLBACK_QUERIES} HNSW walks"
+        # The keyword postings' key: one index-only pass (their table is never read).
+        postings = fetch_with_settings(
+            cursor,
+            {"enable_seqscan": "off", "enable_bitmapscan": "off"},
+            f"SELECT count(*) FROM {ChunkTerm._meta.db_table} WHERE lexeme >= ''",
+            [],
+        )[0][0]
+        return (
+            f"no pg_prewarm on this server; {rows} rows read, {FALLBACK_QUERIES} HNSW walks, "
+            f"{postings} keyword postings read from their key"
+        )
