@@ -22,7 +22,8 @@ TRIGGERS = (
     "kb_chunkterm_truncate",
 )
 # One posting of every lexeme of every chunk's tsvector, with the weight the triggers store:
-# ts_rank of that one lexeme, length-normalised (normalisation 1).
+# ts_rank of that one lexeme, length-normalised (normalisation 1). The same expression as
+# the triggers of kb 0005: a migration that changes theirs changes this one.
 _EXPECTED = """
     SELECT r.id AS chunk_id, r.document_id,
            ts_rank(r.search_vector, kb_lexeme_query(u.lexeme), 1) AS weight, u.lexeme
