@@ -83,21 +83,35 @@ def _write_server_settings(data_dir: Path, server_settings: dict[str, str]) -> N
 
 
 def _repair_handle_file(data_dir: Path) -> None:
-    """Reset pgserver's list of attached processes if a crash left it unreadable.
+    """Keep pgserver's list of attached processes truthful before attaching.
 
-    The list only decides when the last client stops the server; losing it is harmless,
-    while an unreadable one would stop every later start.
+    The list decides when the last client stops the server. A process that ended without
+    its exit hook (killed with SIGKILL, or by a signal Python does not handle) stays listed
+    and would keep the server running after every other client left: those are dropped.
+    An unreadable list (a crash while writing it) would stop every later start: it is reset.
     """
+    import pgserver
+    import psutil  # type: ignore[import-untyped]  # pgserver's own dependency
+
     handle_file = data_dir / ".handle_pids.json"
     if not handle_file.exists():
         return
-    try:
-        pids = json.loads(handle_file.read_text())
-        if not isinstance(pids, list):
-            raise ValueError("not a list")
-    except (ValueError, OSError):
-        logger.warning("embedded database: resetting unreadable %s", handle_file)
-        handle_file.write_text("[]")
+    with pgserver.PostgresServer._lock:  # the inter-process lock pgserver takes around it
+        try:
+            pids = json.loads(handle_file.read_text())
+            if not isinstance(pids, list):
+                raise ValueError("not a list")
+        except (ValueError, OSError):
+            logger.warning("embedded database: resetting unreadable %s", handle_file)
+            handle_file.write_text("[]")
+            return
+        alive = [pid for pid in pids if isinstance(pid, int) and psutil.pid_exists(pid)]
+        if alive != pids:
+            logger.info(
+                "embedded database: %d exited processes were still listed as attached; dropped",
+                len(pids) - len(alive),
+            )
+            handle_file.write_text(json.dumps(alive))
 
 
 def _exit_cleanly_on_sigterm() -> None:

@@ -49,3 +49,27 @@ def _alive(psutil, pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE  # exited, not yet reaped
     except psutil.NoSuchProcess:
         return False
+
+
+def test_attached_processes_that_exited_without_detaching_are_dropped(tmp_path, caplog):
+    """A client killed with SIGKILL stays on pgserver's list, and the last client to leave
+    would then never stop the server; the next start drops it, and keeps the living."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from portal.embedded_db import _repair_handle_file
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    dead = int(gone.stdout)
+    handle_file = tmp_path / ".handle_pids.json"
+    handle_file.write_text(json.dumps([dead, os.getpid()]))
+    with caplog.at_level("INFO", logger="portal.embedded_db"):
+        _repair_handle_file(tmp_path)
+    assert json.loads(handle_file.read_text()) == [os.getpid()]
+    assert "1 exited processes were still listed as attached" in caplog.text
+    handle_file.write_text("[1, 2")  # a crash while writing it
+    _repair_handle_file(tmp_path)
+    assert json.loads(handle_file.read_text()) == []
