@@ -31,6 +31,13 @@ _EXPECTED = """
 """
 
 
+def _missing_problem(names: tuple[str, ...]) -> str:
+    return (
+        f"triggers missing on kb_chunk: {', '.join(names)}; re-create them by migrating the "
+        "tenant's kb app back to 0004 and forward again"
+    )
+
+
 class PostingsError(Exception):
     """The postings cannot be repaired here (their triggers are gone)."""
 
@@ -46,10 +53,7 @@ class PostingsState:
     def problems(self) -> list[str]:
         out = []
         if self.missing_triggers:
-            out.append(
-                f"triggers missing on kb_chunk: {', '.join(self.missing_triggers)}; re-create them "
-                "by migrating the tenant's kb app back to 0004 and forward again"
-            )
+            out.append(_missing_problem(self.missing_triggers))
         if self.disabled_triggers:
             out.append(
                 f"triggers disabled on kb_chunk: {', '.join(self.disabled_triggers)} "
@@ -64,13 +68,18 @@ class PostingsState:
         return out
 
 
-def _triggers(cursor) -> dict[str, bool]:
+def _trigger_states(cursor) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(missing, disabled) among the postings' triggers on kb_chunk."""
     cursor.execute(
         "SELECT tgname, tgenabled <> 'D' FROM pg_trigger WHERE tgrelid = %s::regclass "
         "AND tgname = ANY(%s)",
         [Chunk._meta.db_table, list(TRIGGERS)],
     )
-    return dict(cursor.fetchall())
+    enabled = dict(cursor.fetchall())
+    return (
+        tuple(name for name in TRIGGERS if name not in enabled),
+        tuple(name for name in TRIGGERS if enabled.get(name) is False),
+    )
 
 
 def postings_state() -> PostingsState:
@@ -81,12 +90,12 @@ def postings_state() -> PostingsState:
             f"(SELECT coalesce(sum(length(search_vector)), 0) FROM {Chunk._meta.db_table})"
         )
         stored, expected = cursor.fetchone()
-        triggers = _triggers(cursor)
+        missing, disabled = _trigger_states(cursor)
     return PostingsState(
         stored=stored,
         expected=int(expected),
-        missing_triggers=tuple(name for name in TRIGGERS if name not in triggers),
-        disabled_triggers=tuple(name for name in TRIGGERS if triggers.get(name) is False),
+        missing_triggers=missing,
+        disabled_triggers=disabled,
     )
 
 
@@ -108,12 +117,10 @@ def postings_repair() -> PostingsRepair:
     expected = _EXPECTED.format(chunk=chunk)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"LOCK TABLE {chunk} IN SHARE ROW EXCLUSIVE MODE")
-        triggers = _triggers(cursor)
-        missing = [name for name in TRIGGERS if name not in triggers]
+        missing, disabled = _trigger_states(cursor)
         if missing:
-            raise PostingsError(PostingsState(0, 0, tuple(missing), ()).problems[0])
-        enabled = tuple(name for name in TRIGGERS if not triggers[name])
-        for name in enabled:
+            raise PostingsError(_missing_problem(missing))
+        for name in disabled:
             cursor.execute(f"ALTER TABLE {chunk} ENABLE TRIGGER {name}")
         cursor.execute(
             f"""
@@ -135,4 +142,4 @@ def postings_repair() -> PostingsRepair:
             """
         )
         added = cursor.rowcount
-    return PostingsRepair(removed=removed, added=added, enabled_triggers=enabled)
+    return PostingsRepair(removed=removed, added=added, enabled_triggers=disabled)
