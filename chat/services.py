@@ -183,7 +183,9 @@ _FOLLOW_UP = re.compile(
 
 def previous_question(conversation: Conversation | None, question: str) -> str:
     """The conversation's last question when `question` reads as a follow-up to it, else ""."""
-    if conversation is None or len(question.split()) > FOLLOW_UP_MAX_WORDS:
+    if conversation is None or conversation.pk is None:
+        return ""  # a first question (the API hands in an unsaved conversation) follows nothing
+    if len(question.split()) > FOLLOW_UP_MAX_WORDS:
         return ""
     if not _FOLLOW_UP.search(question):
         return ""

@@ -282,3 +282,23 @@ def test_embedding_provider_down_refuses_with_a_typed_reason_before_the_provider
     assert "try again" in body["answer"]
     assert recording_provider.calls == []
     assert not ContentGap.objects.filter(normalised_question=normalise_question(FAILOVER)).exists()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where do our services ship their logs?",
+        "whats the first response time on a P2?",
+        "is it down?",
+        "and that?",
+    ],
+)
+def test_a_short_first_question_with_pronouns_is_answered_or_refused_never_a_500(
+    answerable, alpha, reader, question
+):
+    # A first question has no earlier turn to follow up on, whatever words it uses.
+    response = _post(alpha, reader[1], {"question": question})
+    assert response.status_code == 200, response.content
+    body = response.json()
+    conversation = Conversation.objects.get(pk=body["conversation_id"])
+    assert [m.role for m in conversation.messages.all()] == ["user", "assistant"]
