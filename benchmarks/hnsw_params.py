@@ -43,7 +43,7 @@ from django_tenants.utils import schema_context  # noqa: E402
 from kb.evaluation.datasets import load_beir  # noqa: E402
 from kb.evaluation.runner import embed_queries  # noqa: E402
 from kb.models import Chunk  # noqa: E402
-from kb.retrieval.arms import vector_literal  # noqa: E402
+from kb.retrieval.sql import vector_literal  # noqa: E402
 from portal.access.models import Project  # noqa: E402
 
 SCHEMA = "hnsw_params"

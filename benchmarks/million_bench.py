@@ -51,7 +51,9 @@ from django_tenants.utils import schema_context  # noqa: E402
 from kb.evaluation.metrics import latency_summary  # noqa: E402
 from kb.models import Chunk, ChunkTerm, Document, chunk_hnsw_index, chunk_hnsw_sql  # noqa: E402
 from kb.retrieval import SearchFilters, search  # noqa: E402
-from kb.retrieval.arms import Scope, reset_keyword_stats, semantic_arm, vector_literal  # noqa: E402
+from kb.retrieval.arms import semantic_arm  # noqa: E402
+from kb.retrieval.frequencies import reset_keyword_stats  # noqa: E402
+from kb.retrieval.sql import Scope, vector_literal  # noqa: E402
 from portal.access.models import Project  # noqa: E402
 from portal.commands import acting_user  # noqa: E402
 

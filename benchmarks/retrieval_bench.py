@@ -45,7 +45,7 @@ from kb.evaluation.metrics import doc_run, evaluate, latency_summary  # noqa: E4
 from kb.evaluation.runner import embed_queries, run_modes  # noqa: E402
 from kb.models import Chunk, Document, chunk_hnsw_index, chunk_hnsw_sql  # noqa: E402
 from kb.retrieval import SearchFilters, search  # noqa: E402
-from kb.retrieval.arms import vector_literal  # noqa: E402
+from kb.retrieval.sql import vector_literal  # noqa: E402
 from portal.access.models import Project  # noqa: E402
 from portal.commands import acting_user  # noqa: E402
 

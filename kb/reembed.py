@@ -31,7 +31,7 @@ from kb.embeddings import Embedder, SpaceSpec, embedder_for
 from kb.embeddings.spaces import active_space, forget_active_spaces, spec_of, stored_dimensions
 from kb.ingestion.chunk import ChunkDraft
 from kb.models import Chunk, EmbeddingSpace, SpaceState, chunk_hnsw_index, chunk_hnsw_sql
-from kb.retrieval.arms import vector_literal
+from kb.retrieval.sql import vector_literal
 from portal.tenants.selectors import current_schema
 
 ACTIVE_COLUMN = "embedding"

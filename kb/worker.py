@@ -33,13 +33,15 @@ def _to_public() -> None:
     connection.set_schema_to_public()  # type: ignore[attr-defined]
 
 
-def _lock_key(worker_id: str) -> int:
+def liveness_lock_key(worker_id: str) -> int:
     return zlib.crc32(worker_id.encode()) & 0x7FFFFFFF
 
 
 def _take_liveness_lock(worker_id: str) -> None:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s, %s)", [LOCK_NAMESPACE, _lock_key(worker_id)])
+        cursor.execute(
+            "SELECT pg_advisory_lock(%s, %s)", [LOCK_NAMESPACE, liveness_lock_key(worker_id)]
+        )
 
 
 def worker_alive(worker_id: str) -> bool:
@@ -49,7 +51,7 @@ def worker_alive(worker_id: str) -> bool:
             "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
             "AND classid = %s AND objid = %s AND objsubid = 2 "
             "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))",
-            [LOCK_NAMESPACE, _lock_key(worker_id)],
+            [LOCK_NAMESPACE, liveness_lock_key(worker_id)],
         )
         return bool(cursor.fetchone()[0])
 

@@ -23,14 +23,14 @@ def embedded_database_url(data_dir: Path, server_settings: dict[str, str] | None
     import pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    _repair_handle_file(data_dir)
+    repair_handle_file(data_dir)
     fresh = not (data_dir / "PG_VERSION").exists()
     if not fresh:
-        _write_server_settings(data_dir, server_settings or {})
+        write_server_settings(data_dir, server_settings or {})
     server = pgserver.get_server(str(data_dir), cleanup_mode="stop")
     if fresh and server_settings:
         # initdb + first start ran with PostgreSQL's defaults; nobody else is attached yet.
-        _write_server_settings(data_dir, server_settings)
+        write_server_settings(data_dir, server_settings)
         control_embedded_server(data_dir, "-w", "restart", timeout=30)
     _exit_cleanly_on_sigterm()
     return server.get_uri()
@@ -68,7 +68,7 @@ def stop_embedded_server(data_dir: Path) -> bool:
 INCLUDE_LINE = "include_if_exists = 'groundwork.conf'"
 
 
-def _write_server_settings(data_dir: Path, server_settings: dict[str, str]) -> None:
+def write_server_settings(data_dir: Path, server_settings: dict[str, str]) -> None:
     """groundwork.conf holds the sized settings; postgresql.conf includes it (last wins)."""
     lines = [f"{name} = '{value}'" for name, value in sorted(server_settings.items()) if value]
     conf = data_dir / "groundwork.conf"
@@ -82,7 +82,7 @@ def _write_server_settings(data_dir: Path, server_settings: dict[str, str]) -> N
             handle.write(f"\n{INCLUDE_LINE}\n")
 
 
-def _repair_handle_file(data_dir: Path) -> None:
+def repair_handle_file(data_dir: Path) -> None:
     """Keep pgserver's list of attached processes truthful before attaching.
 
     The list decides when the last client stops the server. A process that ended without

@@ -36,7 +36,7 @@ class TenantInfo:
             yield
 
 
-def _ensure_tenant(schema: str, host: str) -> TenantInfo:
+def ensure_tenant(schema: str, host: str) -> TenantInfo:
     tenant = Tenant.objects.filter(schema_name=schema).first()
     if tenant is None:
         tenant = tenant_create(schema_name=schema, domain=host, name=schema.title())
@@ -80,8 +80,8 @@ def tenants(django_db_setup: None, django_db_blocker) -> dict[str, TenantInfo]:
     with django_db_blocker.unblock():
         public_tenant_ensure(domains=[PUBLIC_HOST])
         infos = {
-            "alpha": _ensure_tenant("alpha", "alpha.localhost"),
-            "beta": _ensure_tenant("beta", "beta.localhost"),
+            "alpha": ensure_tenant("alpha", "alpha.localhost"),
+            "beta": ensure_tenant("beta", "beta.localhost"),
         }
         connection.set_schema_to_public()  # type: ignore[attr-defined]  # django-tenants' backend
     return infos

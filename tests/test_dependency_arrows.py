@@ -54,3 +54,41 @@ def test_the_check_sees_imports_in_functions(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from canonical.services import x\n    import chat.models\n")
     assert imported_packages(module) == {"canonical", "chat"}
+
+
+PROJECT_PACKAGES = (*ALLOWED, "tests", "benchmarks")
+
+
+def private_imports(path: Path) -> list[str]:
+    """`from <project module> import _name` in `path`: a private name crossing a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or node.level != 0 or not node.module:
+            continue
+        if node.module.split(".")[0] not in PROJECT_PACKAGES:
+            continue
+        for alias in node.names:
+            if alias.name.startswith("_") and not alias.name.startswith("__"):
+                found.append(f"{path.relative_to(ROOT)} imports {node.module}.{alias.name}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = []
+    for package in PROJECT_PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            found.extend(private_imports(path))
+    assert found == []
+
+
+def test_the_private_name_check_sees_them(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "from kb.retrieval.arms import _tables, Scope\nfrom os import _exit\n"
+    )
+    global ROOT
+    saved, ROOT = ROOT, tmp_path
+    try:
+        assert private_imports(tmp_path / "m.py") == ["m.py imports kb.retrieval.arms._tables"]
+    finally:
+        ROOT = saved

@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from django.db import connection
 
 from kb.models import CanonicalStatus, CanonicalType, Edge
-from kb.retrieval.arms import Scope, best_chunk_per_document
+from kb.retrieval.sql import Scope, best_chunk_per_document
 from kb.retrieval.types import Candidate
 
 EXPANDABLE_STATUSES: tuple[str, ...] = (CanonicalStatus.ACCEPTED, CanonicalStatus.REVIEW)

@@ -14,26 +14,9 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from kb.retrieval.arms import _COLUMNS, Scope, _candidates, _tables, vector_literal
+from kb.retrieval.sql import COLUMNS, Scope, candidates, tables, vector_literal
 from kb.retrieval.types import Candidate
-
-# A token joined by - _ . or / (ADR-0005, ERR-NTF-6002, INGEST_DEDUPE_FAIL_OPEN,
-# tracking.events.raw, dec-rate-limiting); trailing sentence punctuation is not part of it.
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_./][A-Za-z0-9]+)+")
-# An acronym or code word in capitals (SQS, FLUSHALL, HMAC256): as exact as a code.
-_CAPITALS = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{2,}(?![\w-])")
-_QUOTED = re.compile(r"[\"“”']([^\"“”']{4,120})[\"“”']")
-MAX_IDENTIFIERS = 5
-
-
-@dataclass(frozen=True, kw_only=True)
-class QueryIdentifiers:
-    exact: tuple[str, ...]  # matched in titles, ids, slugs and chunk text
-    slug_like: tuple[str, ...]  # lower-case-hyphen words: only a document slug counts
-    titles: tuple[str, ...]  # quoted phrases: only a document title counts
-
-    def __bool__(self) -> bool:
-        return bool(self.exact or self.slug_like or self.titles)
+from kb.words import identifiers
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,33 +24,6 @@ class IdentifierMatch:
     candidates: tuple[Candidate, ...]
     slugs: tuple[str, ...]  # documents to boost like an @mention
     naming_chunk_ids: frozenset[int] = frozenset()  # chunks whose text names an identifier
-
-
-def query_identifiers(query: str) -> QueryIdentifiers:
-    """The identifiers a query names, in order of first appearance."""
-    exact: list[str] = []
-    slug_like: list[str] = []
-    for token in _TOKEN.findall(query):
-        if re.fullmatch(r"[\d.,/:-]+", token):
-            continue  # numbers, dates and versions are not names
-        distinctive = (
-            any(ch.isdigit() for ch in token)
-            or "_" in token
-            or (any(ch.isupper() for ch in token) and not token.istitle())
-            or re.search(r"[a-z]\.[a-z]", token) is not None
-        )
-        target = exact if distinctive else slug_like
-        if token not in target:
-            target.append(token)
-    for word in _CAPITALS.findall(query):
-        if word not in exact:
-            exact.append(word)
-    titles = [m.strip() for m in _QUOTED.findall(query) if " " in m.strip()]
-    return QueryIdentifiers(
-        exact=tuple(exact[:MAX_IDENTIFIERS]),
-        slug_like=tuple(s.lower() for s in slug_like[:MAX_IDENTIFIERS]),
-        titles=tuple(titles[:MAX_IDENTIFIERS]),
-    )
 
 
 def _word_pattern(identifier: str) -> str:
@@ -89,10 +45,10 @@ def identifier_candidates(
     An identifier contained in more than `max_docs` documents does not single anything out
     and is ignored; documents that define it (slug, frontmatter id, title) always count.
     """
-    found = query_identifiers(query)
+    found = identifiers(query)
     if not found:
         return IdentifierMatch(candidates=(), slugs=())
-    t = _tables()
+    t = tables()
     defining_ids: list[int] = []  # documents an identifier names: all their chunks count
     exact_ids: set[int] = set()  # of those, named by slug or id: boosted like an @mention
     containing_ids: list[int] = []  # documents that mention it: the chunks that do count
@@ -150,7 +106,7 @@ def identifier_candidates(
         order = "c.embedding <=> %s::vector" if vector is not None else "c.chunk_order"
         literal = (vector_literal(vector),) if vector is not None else ()
         cursor.execute(
-            f"""SELECT {_COLUMNS}, {cosine} AS cosine, NULL::float8 AS keyword_score
+            f"""SELECT {COLUMNS}, {cosine} AS cosine, NULL::float8 AS keyword_score
                 FROM {t["chunk"]} c
                 JOIN {t["document"]} d ON d.id = c.document_id
                 JOIN {t["project"]} p ON p.id = d.project_id
@@ -161,13 +117,17 @@ def identifier_candidates(
             (*literal, defining_ids, containing_ids, patterns or [""], *literal, max_chunks),
         )
         rows = cursor.fetchall()
-    candidates = _candidates(rows, arm="identifier")
+    found_candidates = candidates(rows, arm="identifier")
     # Only a document the identifier names exactly (slug, id, quoted title) is boosted like
     # an @mention. One whose title or text merely contains it joins the candidates on its
     # own merits: where names recur in titles and running text (PD-1, B12, IL-6 in
     # abstracts) a boost for each such document overrode the ranking (SciFact train hybrid
     # nDCG@10 0.7062 with it, 0.7306 without the whole identifier stage).
-    slugs = tuple(dict.fromkeys(c.slug.lower() for c in candidates if c.document_id in exact_ids))
+    slugs = tuple(
+        dict.fromkeys(c.slug.lower() for c in found_candidates if c.document_id in exact_ids)
+    )
     compiled = [re.compile(_word_pattern(i), re.IGNORECASE) for i in found.exact]
-    naming = frozenset(c.chunk_id for c in candidates if any(p.search(c.text) for p in compiled))
-    return IdentifierMatch(candidates=tuple(candidates), slugs=slugs, naming_chunk_ids=naming)
+    naming = frozenset(
+        c.chunk_id for c in found_candidates if any(p.search(c.text) for p in compiled)
+    )
+    return IdentifierMatch(candidates=tuple(found_candidates), slugs=slugs, naming_chunk_ids=naming)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from kb.models import CanonicalStatus, CanonicalType
-from kb.retrieval.arms import Scope, best_chunk_per_document
+from kb.retrieval.sql import Scope, best_chunk_per_document
 from kb.retrieval.types import Candidate
 
 # A rejection that was itself superseded or retired no longer speaks for the team.

@@ -17,7 +17,7 @@ from kb.embeddings.spaces import forget_active_spaces
 from kb.models import Document
 from kb.retrieval import parallel
 from kb.retrieval import query as query_text
-from kb.retrieval.arms import Scope, keyword_arm, semantic_arm, space_changed
+from kb.retrieval.arms import keyword_arm, semantic_arm
 from kb.retrieval.diversify import passes_floor, select
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
 from kb.retrieval.expand import expand
@@ -26,6 +26,7 @@ from kb.retrieval.identifiers import identifier_candidates
 from kb.retrieval.inject import inject, pick_rejected
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
 from kb.retrieval.rerank import Weights
+from kb.retrieval.sql import Scope, space_changed
 from kb.retrieval.types import (
     DEGRADED_EMBEDDING,
     DEGRADED_KEYWORD,

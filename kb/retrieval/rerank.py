@@ -8,8 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kb import words
 from kb.models import CanonicalStatus, EvidenceTier, GenerationSource
-from kb.retrieval import query as query_text
 from kb.retrieval.types import Candidate, Scored
 
 
@@ -98,7 +98,7 @@ def tag_overlap(query_terms: frozenset[str], tags: Iterable[str]) -> float:
         return 0.0
     tag_terms: set[str] = set()
     for tag in tags:
-        tag_terms |= query_text.terms(tag)
+        tag_terms |= words.terms(tag)
     return len(query_terms & tag_terms) / len(query_terms)
 
 
@@ -111,7 +111,7 @@ def preamble_match(query_terms: frozenset[str], candidate: Candidate) -> float:
     preamble = candidate.summary
     if candidate.chunk_order == 0:
         preamble = f"{preamble}\n{candidate.text[:PREAMBLE_CHARS]}"
-    return query_text.overlap(query_terms, preamble) if preamble.strip() else 0.0
+    return words.overlap(query_terms, preamble) if preamble.strip() else 0.0
 
 
 def trust_adjustment(
@@ -135,7 +135,7 @@ def weighted_sum(
     mentions: Iterable[str] = (),
 ) -> list[Scored]:
     """Score every candidate by the weighted sum of its signals; best first, stable on ties."""
-    query_terms = query_text.terms(query)
+    query_terms = words.terms(query)
     mentioned = {slug.lower() for slug in mentions}
     cosines = [c.cosine for c in candidates]
     keywords = [c.keyword_score for c in candidates]
@@ -150,7 +150,7 @@ def weighted_sum(
         signals = {
             "vector": vector_signal[index],
             "keyword": keyword_signal[index],
-            "heading": query_text.overlap(query_terms, candidate.heading_path),
+            "heading": words.overlap(query_terms, candidate.heading_path),
             "tags": tag_overlap(query_terms, candidate.tags),
             "preamble": preamble_match(query_terms, candidate),
             "recency": recency(

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 from django.db import connection
 
-from kb.retrieval.arms import _document_frequencies, _tables, idf
+from kb.retrieval.frequencies import document_frequencies
+from kb.retrieval.sql import tables
+from kb.words import idf
 
 
 def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> float:
@@ -30,13 +32,13 @@ def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> flo
         lexemes = [row[0] for row in cursor.fetchall()]
         if not lexemes:
             return 0.0
-        total, frequencies = _document_frequencies(cursor, lexemes)
+        total, frequencies = document_frequencies(cursor, lexemes)
         weights = {lex: idf(total, frequencies.get(lex, 0)) for lex in lexemes}
         whole = sum(weights.values())
         if whole <= 0:
             return 0.0
         cursor.execute(
-            f"SELECT tsvector_to_array(search_vector) FROM {_tables()['chunk']} "
+            f"SELECT tsvector_to_array(search_vector) FROM {tables()['chunk']} "
             "WHERE id = ANY(%s) AND search_vector IS NOT NULL",
             [list(chunk_ids)],
         )

@@ -14,6 +14,7 @@ from django.db import connection
 from kb.models import Chunk, Document
 from kb.postings import postings_state
 from kb.retrieval import arms
+from kb.retrieval.sql import Scope
 from kb.services import IngestItem, document_ingest, documents_ingest_many
 from portal.access.services import project_ensure
 
@@ -121,7 +122,7 @@ def test_an_update_of_other_columns_keeps_postings_and_a_new_tsvector_replaces_t
     }
     _weights_match()
     # the keyword arm finds the chunk by its new words, and no more by its old ones
-    scope = arms.Scope.for_documents(Document.objects.filter(pk=outcome.document.pk))
+    scope = Scope.for_documents(Document.objects.filter(pk=outcome.document.pk))
     found = arms.keyword_arm(query="quokka", scope=scope, k=5, language="english")
     assert [hit.chunk_id for hit in found] == [chunk.pk]
     gone = arms.keyword_arm(query="redis cluster", scope=scope, k=5, language="english")

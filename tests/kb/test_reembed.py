@@ -33,7 +33,7 @@ from kb.tasks import run_ingest_job
 from kb.uploads import UploadFile, ingest_jobs_enqueue
 from portal.access.models import Project
 from portal.access.services import project_ensure
-from tests.conftest import TenantInfo, _ensure_tenant, drop_tenant, make_user
+from tests.conftest import TenantInfo, drop_tenant, ensure_tenant, make_user
 
 SCHEMA = "reembed"
 PROJECT = "handbook"
@@ -113,7 +113,7 @@ class CountingEmbedder:
 def tenant(tenants, django_db_blocker) -> Iterator[TenantInfo]:
     """A tenant of this module's own with a committed handbook, dropped afterwards."""
     with django_db_blocker.unblock():
-        info = _ensure_tenant(SCHEMA, f"{SCHEMA}.localhost")
+        info = ensure_tenant(SCHEMA, f"{SCHEMA}.localhost")
         with info.scope():
             project = project_ensure(key=PROJECT)
             for index, topic in enumerate(TOPICS):

@@ -10,7 +10,7 @@ from django_tenants.utils import schema_context
 from kb.models import IngestJob
 from kb.tasks import run_ingest_job
 from kb.uploads import UploadFile, ingest_jobs_enqueue
-from kb.worker import LOCK_NAMESPACE, _lock_key, requeue_orphaned_tasks, worker_alive
+from kb.worker import LOCK_NAMESPACE, liveness_lock_key, requeue_orphaned_tasks, worker_alive
 from portal.access.services import project_ensure
 
 NOTE = b"# Note\n\nA line.\n"
@@ -30,7 +30,8 @@ def test_a_running_task_of_a_dead_worker_is_requeued_and_a_live_ones_is_not(alph
     busy.claim("kb-live-worker")
     with connection.cursor() as cursor:  # this session plays the live worker
         cursor.execute(
-            "SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, _lock_key("kb-live-worker")]
+            "SELECT pg_advisory_xact_lock(%s, %s)",
+            [LOCK_NAMESPACE, liveness_lock_key("kb-live-worker")],
         )
     assert worker_alive("kb-live-worker") and not worker_alive("kb-dead-worker")
     with schema_context("public"):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from portal.embedded_db import stop_embedded_server
-from tests.security.test_faults import ROOT, SETUP, _django, _env
+from tests.security.test_faults import ROOT, SETUP, run_django, subprocess_env
 
 pytestmark = pytest.mark.real_model
 
@@ -72,8 +72,8 @@ def fault_db():
     folder = Path(tempfile.mkdtemp(prefix="gw-worker-fault-"))
     data_dir = folder / "pg"
     server = pgserver.get_server(str(data_dir), cleanup_mode=None)
-    env = _env(data_dir, server.get_uri())
-    _django(SETUP, env)
+    env = subprocess_env(data_dir, server.get_uri())
+    run_django(SETUP, env)
     yield env
     stop_embedded_server(data_dir)
     shutil.rmtree(folder, ignore_errors=True)
@@ -93,7 +93,7 @@ def test_a_worker_killed_mid_job_leaves_no_half_document_and_the_job_completes(f
     env = fault_db
     # the real model makes embedding take long enough to kill the worker in the middle of it
     env = {**env, "KB_EMBEDDING_PROVIDER": "local", "KB_EMBEDDING_BATCH_SIZE": "4"}
-    queued = _django(ENQUEUE, env)
+    queued = run_django(ENQUEUE, env)
     env["FAULT_JOB"] = str(queued["job"])
     assert queued["chunks"] > 40
 
@@ -104,7 +104,7 @@ def test_a_worker_killed_mid_job_leaves_no_half_document_and_the_job_completes(f
         time.sleep(0.5)
         if worker.poll() is not None:
             pytest.fail(f"the worker ended by itself: {worker.communicate()[1].decode()[-2000:]}")
-        state = _django(STATE, env)
+        state = run_django(STATE, env)
         if state["job"] == "embedding" and 0 < state["progress"] < queued["chunks"]:
             break
     else:
@@ -112,7 +112,7 @@ def test_a_worker_killed_mid_job_leaves_no_half_document_and_the_job_completes(f
     worker.send_signal(signal.SIGKILL)
     worker.wait(timeout=30)
 
-    killed = _django(STATE, env)
+    killed = run_django(STATE, env)
     assert killed["task"] == "RUNNING" and killed["job"] == "embedding", killed
     assert (killed["documents"], killed["chunks"]) == (0, 0)  # nothing half-written
 
@@ -121,7 +121,7 @@ def test_a_worker_killed_mid_job_leaves_no_half_document_and_the_job_completes(f
     assert rerun.returncode == 0, stderr.decode()[-2000:]
     assert "its worker" in stderr.decode()  # it said why the job was requeued
 
-    final = _django(STATE, env)
+    final = run_django(STATE, env)
     assert final == {
         "job": "done",
         "progress": queued["chunks"],

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from portal.embedded_db import INCLUDE_LINE, _write_server_settings
+from portal.embedded_db import INCLUDE_LINE, write_server_settings
 
 
 def test_settings_file_is_included_once_and_rewritten_on_change(tmp_path):
     (tmp_path / "postgresql.conf").write_text("shared_buffers = 128MB\n")
-    _write_server_settings(tmp_path, {"shared_buffers": "2048MB", "work_mem": ""})
-    _write_server_settings(tmp_path, {"shared_buffers": "4096MB", "work_mem": "16MB"})
+    write_server_settings(tmp_path, {"shared_buffers": "2048MB", "work_mem": ""})
+    write_server_settings(tmp_path, {"shared_buffers": "4096MB", "work_mem": "16MB"})
     main = (tmp_path / "postgresql.conf").read_text()
     assert main.count(INCLUDE_LINE) == 1
     assert main.index("shared_buffers = 128MB") < main.index(INCLUDE_LINE)  # ours wins
@@ -59,7 +59,7 @@ def test_attached_processes_that_exited_without_detaching_are_dropped(tmp_path, 
     import subprocess
     import sys
 
-    from portal.embedded_db import _repair_handle_file
+    from portal.embedded_db import repair_handle_file
 
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
                           capture_output=True, text=True)  # fmt: skip
@@ -67,9 +67,9 @@ def test_attached_processes_that_exited_without_detaching_are_dropped(tmp_path, 
     handle_file = tmp_path / ".handle_pids.json"
     handle_file.write_text(json.dumps([dead, os.getpid()]))
     with caplog.at_level("INFO", logger="portal.embedded_db"):
-        _repair_handle_file(tmp_path)
+        repair_handle_file(tmp_path)
     assert json.loads(handle_file.read_text()) == [os.getpid()]
     assert "1 exited processes were still listed as attached" in caplog.text
     handle_file.write_text("[1, 2")  # a crash while writing it
-    _repair_handle_file(tmp_path)
+    repair_handle_file(tmp_path)
     assert json.loads(handle_file.read_text()) == []

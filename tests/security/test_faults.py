@@ -100,7 +100,7 @@ with schema_context("faults"):
 """
 
 
-def _env(data_dir: Path, database_url: str) -> dict[str, str]:
+def subprocess_env(data_dir: Path, database_url: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         {
@@ -113,7 +113,7 @@ def _env(data_dir: Path, database_url: str) -> dict[str, str]:
     return env
 
 
-def _django(script: str, env: dict[str, str]) -> dict:
+def run_django(script: str, env: dict[str, str]) -> dict:
     code = "import json, django\ndjango.setup()\n" + textwrap.dedent(script)
     result = subprocess.run(
         [sys.executable, "-c", code],
@@ -141,8 +141,8 @@ def fault_db():
     folder = Path(tempfile.mkdtemp(prefix="gw-faultdb-"))
     data_dir = folder / "pg"
     server = pgserver.get_server(str(data_dir), cleanup_mode=None)
-    env = _env(data_dir, server.get_uri())
-    token = _django(SETUP, env)["token"]
+    env = subprocess_env(data_dir, server.get_uri())
+    token = run_django(SETUP, env)["token"]
     yield env, token
     stop_embedded_server(data_dir)
     shutil.rmtree(folder, ignore_errors=True)
@@ -150,7 +150,7 @@ def fault_db():
 
 def test_the_request_after_a_database_restart_succeeds(fault_db):
     env, token = fault_db
-    statuses = _django(RESTART_PROBE, {**env, "FAULT_TOKEN": token})["statuses"]
+    statuses = run_django(RESTART_PROBE, {**env, "FAULT_TOKEN": token})["statuses"]
     assert statuses == [200, 200, 200]
 
 
@@ -158,7 +158,7 @@ def test_searches_after_a_database_restart_succeed(fault_db):
     """Both of a hybrid search's connections die with the server: the first search after
     the restart reruns the semantic arm on the request's connection, the next reconnects."""
     env, token = fault_db
-    outcome = _django(SEARCH_RESTART_PROBE, {**env, "FAULT_TOKEN": token})
+    outcome = run_django(SEARCH_RESTART_PROBE, {**env, "FAULT_TOKEN": token})
     assert outcome["answers"] == [[200, ["pager"]]] * 3
     assert outcome["reruns"] == 1  # only the first search after the restart
 
@@ -190,12 +190,12 @@ def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_
         if process.poll() is not None:
             _, stderr = process.communicate()
             pytest.fail(f"kb_ingest ended before it could be killed: {stderr.decode()[-2000:]}")
-        if _django(CHECK_INDEX, env)["documents"] > 0:
+        if run_django(CHECK_INDEX, env)["documents"] > 0:
             break
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
 
-    after_kill = _django(CHECK_INDEX, env)
+    after_kill = run_django(CHECK_INDEX, env)
     assert 0 < after_kill["documents"] < 1500, after_kill
     assert after_kill["without_chunks"] == 0
     assert after_kill["unembedded"] == 0
@@ -206,5 +206,5 @@ def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_
     summary = json.loads(rerun.stdout)
     assert summary["skipped"] == after_kill["documents"]
     assert summary["created"] == 1500 - after_kill["documents"]
-    final = _django(CHECK_INDEX, env)
+    final = run_django(CHECK_INDEX, env)
     assert final == {"documents": 1500, "without_chunks": 0, "unembedded": 0, "without_fts": 0}

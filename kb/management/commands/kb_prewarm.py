@@ -10,7 +10,7 @@ from django.db import connection
 from django_tenants.utils import get_public_schema_name, schema_context
 
 from kb.models import Chunk, ChunkTerm, Document
-from kb.retrieval.arms import fetch_with_settings
+from kb.retrieval.sql import fetch_with_settings
 from portal.tenants.models import Tenant
 
 # Without pg_prewarm, this many nearest-neighbour searches (stored vectors as queries) walk

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from kb.models import Chunk
-from kb.retrieval.arms import _document_frequencies, reset_keyword_stats
+from kb.retrieval.frequencies import document_frequencies, reset_keyword_stats
 from kb.services import document_ingest
 from portal.access.services import project_ensure
 
@@ -40,11 +40,11 @@ def test_counts_equal_ts_stat_for_every_lexeme(project):
     expected = ts_stat()
     assert {"cach", "queue", "docs/hr.md"} <= expected.keys()  # a file name: one lexeme
     with connection.cursor() as cursor:
-        total, counted = _document_frequencies(cursor, [*expected, "zebra"])
+        total, counted = document_frequencies(cursor, [*expected, "zebra"])
         assert total == Chunk.objects.exclude(search_vector=None).count()
         assert counted == {**expected, "zebra": 0}
         # the second call is answered from the cache, with the same figures
-        assert _document_frequencies(cursor, ["queue", "cach"]) == (
+        assert document_frequencies(cursor, ["queue", "cach"]) == (
             total,
             {"queue": expected["queue"], "cach": expected["cach"]},
         )
@@ -52,12 +52,12 @@ def test_counts_equal_ts_stat_for_every_lexeme(project):
 
 def test_an_ingest_refreshes_the_counts(project):
     with connection.cursor() as cursor:
-        before_total, before = _document_frequencies(cursor, ["queue", "kafka"])
+        before_total, before = document_frequencies(cursor, ["queue", "kafka"])
         assert before["kafka"] == 0
         document_ingest(
             project=project, source_path="kafka.md", content="# Kafka\n\nKafka is the queue.\n"
         )
-        total, after = _document_frequencies(cursor, ["queue", "kafka"])
+        total, after = document_frequencies(cursor, ["queue", "kafka"])
     assert total > before_total
     assert after == {"queue": before["queue"] + 1, "kafka": 1}
     assert after == {lex: ts_stat()[lex] for lex in ("queue", "kafka")}

@@ -10,9 +10,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from kb.models import EMBEDDING_DIMENSIONS, Chunk, Document
-from kb.retrieval.arms import Scope, semantic_arm
+from kb.retrieval.arms import semantic_arm
+from kb.retrieval.sql import Scope
 from portal.access.models import Project
-from tests.conftest import TenantInfo, _ensure_tenant, drop_tenant
+from tests.conftest import TenantInfo, drop_tenant, ensure_tenant
 
 SCHEMA = "filtered_dense"
 
@@ -31,7 +32,7 @@ def own_tenant(tenants, django_db_blocker) -> Iterator[TenantInfo]:
     scan reaches does not depend on what other tests left in a shared tenant."""
     with django_db_blocker.unblock():
         connection.set_schema_to_public()  # type: ignore[attr-defined]  # a tenant is made there
-        info = _ensure_tenant(SCHEMA, "filtered-dense.localhost")
+        info = ensure_tenant(SCHEMA, "filtered-dense.localhost")
     yield info
     with django_db_blocker.unblock():
         drop_tenant(SCHEMA)

@@ -7,8 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from kb.models import Document
-from kb.retrieval.arms import Scope
 from kb.retrieval.identifiers import identifier_candidates
+from kb.retrieval.sql import Scope
 from kb.services import document_ingest
 from portal.access.services import project_ensure
 

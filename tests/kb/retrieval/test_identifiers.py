@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.retrieval.identifiers import query_identifiers
+from kb.words import identifiers
 
 
 @pytest.mark.parametrize(
@@ -21,11 +21,11 @@ from kb.retrieval.identifiers import query_identifiers
     ],
 )
 def test_query_identifiers(query, exact, slug_like):
-    found = query_identifiers(query)
+    found = identifiers(query)
     assert found.exact == exact
     assert found.slug_like == slug_like
 
 
 def test_quoted_titles_are_matched_as_titles():
-    found = query_identifiers('What does "Standard: Logging" say about secrets?')
+    found = identifiers('What does "Standard: Logging" say about secrets?')
     assert found.titles == ("Standard: Logging",)

@@ -13,8 +13,10 @@ from django.db import connection, transaction
 from kb.embeddings import build_embedder, reset_embedders
 from kb.models import Document
 from kb.retrieval import InvalidSearchRequest, SearchFilters, arms, search
-from kb.retrieval.arms import reset_keyword_stats
+from kb.retrieval.frequencies import document_frequencies, reset_keyword_stats
+from kb.retrieval.sql import Scope
 from kb.services import document_ingest
+from kb.words import idf
 from portal.access.models import Project
 from portal.access.services import project_ensure
 from tests.conftest import make_user, token_for
@@ -174,14 +176,14 @@ def test_keyword_score_is_the_idf_weighted_sum_over_every_query_term(
     monkeypatch.setattr(arms, "COMMON_TERM_MIN_DF", 0)
     monkeypatch.setattr(arms, "COMMON_SCAN_PER_PROBE", scan_per_probe)
     question = "cache layer sessions memcached redis ingest backlog pager"
-    scope = arms.Scope.for_documents(Document.objects.visible_to(corpus["reader"]))
+    scope = Scope.for_documents(Document.objects.visible_to(corpus["reader"]))
     hits = arms.keyword_arm(query=question, scope=scope, k=50, language="english")
     assert len(hits) >= 3
     with connection.cursor() as cursor:
         cursor.execute("SELECT lexeme FROM unnest(to_tsvector('english', %s))", [question])
         lexemes = [row[0] for row in cursor.fetchall()]
         assert len(lexemes) > 3
-        total, frequencies = arms._document_frequencies(cursor, lexemes)
+        total, frequencies = document_frequencies(cursor, lexemes)
         for lexeme in lexemes:  # counted from the postings: as many as the chunks' tsvectors
             cursor.execute(
                 "SELECT count(*) FROM kb_chunk WHERE search_vector @@ quote_literal(%s)::tsquery",
@@ -196,7 +198,7 @@ def test_keyword_score_is_the_idf_weighted_sum_over_every_query_term(
                     "FROM kb_chunk WHERE id = %s",
                     [lexeme, hit.chunk_id],
                 )
-                expected += arms.idf(total, frequencies.get(lexeme, 0)) * cursor.fetchone()[0]
+                expected += idf(total, frequencies.get(lexeme, 0)) * cursor.fetchone()[0]
             assert hit.keyword_score == pytest.approx(expected, rel=1e-6)
         rarest = sorted((lexeme for lexeme in lexemes if frequencies[lexeme]), key=frequencies.get)
         cursor.execute(

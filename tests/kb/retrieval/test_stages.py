@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from kb import words
 from kb.retrieval import query as query_text
 from kb.retrieval.diversify import cap_per_document, select
 from kb.retrieval.fusion import fuse, merge_arms, rrf_scores
@@ -262,7 +263,7 @@ class TestNormaliser:
 
 class TestQueryText:
     def test_terms_and_mentions(self):
-        assert {"gw-4021", "gw", "4021", "fire"} <= query_text.terms("What is GW-4021 firing?") | {
+        assert {"gw-4021", "gw", "4021", "fire"} <= words.terms("What is GW-4021 firing?") | {
             "fire"
         }
         assert query_text.mentions("see @dec-cache-v2 and @Dec-Cache-V2, mail a@b.c") == (
@@ -283,8 +284,8 @@ class TestQueryText:
         ],
     )
     def test_overlap_counts_whole_terms(self, query, text, expected):
-        query_terms = query_text.terms(query)
-        assert query_text.overlap(query_terms, text) == expected
+        query_terms = words.terms(query)
+        assert words.overlap(query_terms, text) == expected
         if query_terms:  # the substring shortcut never changes the tokenised answer
-            full = len(query_terms & query_text.terms(text)) / len(query_terms)
-            assert query_text.overlap(query_terms, text) == full
+            full = len(query_terms & words.terms(text)) / len(query_terms)
+            assert words.overlap(query_terms, text) == full

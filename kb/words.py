@@ -1,0 +1,135 @@
+"""The one word model: how Groundwork reads words, for retrieval and for answers alike.
+
+Content terms (lower-cased, a small English stop list dropped, lightly stemmed, compounds
+split into their parts too), inverse document frequency, and the identifiers a text names
+(ADR-0005, GW-4021, INGEST_DEDUPE_FAIL_OPEN, SQS, a slug, a quoted title). The reranker's
+heading/tag/preamble signals, the evidence gate and the answer engine all read words here,
+so a word that counts for finding a passage counts for quoting it too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
+_SEPARATOR = re.compile(r"[-_.]")
+
+# Small English stop list: only content words count.
+STOPWORDS = frozenset(
+    """a about after again all also am an and any are as at be because been before being
+    between both but by can could did do does doing don down during each few for from further
+    had has have having he her here hers him his how i if in into is it its itself just me
+    more most my no nor not now of off on once only or other our ours out over own same she
+    should so some such than that the their theirs them then there these they this those
+    through to too under until up very was we were what when where which while who whom why
+    will with would you your yours""".split()
+)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A deliberately light suffix strip so 'caching'/'caches' meet 'cach' and 'rules' 'rule'."""
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+@lru_cache(maxsize=8192)  # the reranker reads the same headings and openings on every search
+def terms(text: str) -> frozenset[str]:
+    """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""
+    out: set[str] = set()
+    for token in _TOKEN.findall(text.lower()):
+        parts = [token, *_SEPARATOR.split(token)] if _SEPARATOR.search(token) else [token]
+        for part in parts:
+            if part and part not in STOPWORDS:
+                out.add(stem(part))
+    return frozenset(out)
+
+
+def overlap(query_terms: Collection[str], text: str) -> float:
+    """Fraction of the query terms present in `text` (0 when the query has no terms)."""
+    if not query_terms:
+        return 0.0
+    # Every term of a text is a prefix of a part of one of its lower-cased tokens, so a
+    # query term that is not a substring of the lower-cased text cannot be among them:
+    # most candidate texts are never tokenised (the reranker's main cost per search).
+    lowered = text.lower()
+    if not any(term in lowered for term in query_terms):
+        return 0.0
+    return len(set(query_terms) & terms(text)) / len(query_terms)
+
+
+def matching(wanted: Iterable[str], present: Collection[str]) -> set[str]:
+    """The wanted terms present, also as a prefix of a longer form (sign ~ signature)."""
+    wanted = set(wanted)
+    found = wanted & set(present)
+    for term in wanted - found:
+        if len(term) >= 4 and any(
+            len(other) >= 4 and (other.startswith(term) or term.startswith(other))
+            for other in present
+        ):
+            found.add(term)
+    return found
+
+
+def idf(total: int, df: int) -> float:
+    """BM25's inverse document frequency (the +1 form, never negative)."""
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+# --- identifiers ---------------------------------------------------------------------------
+
+# A token joined by - _ . or / (ADR-0005, ERR-NTF-6002, INGEST_DEDUPE_FAIL_OPEN,
+# tracking.events.raw, dec-rate-limiting); trailing sentence punctuation is not part of it.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[-_./][A-Za-z0-9]+)+")
+# An acronym or code word in capitals (SQS, FLUSHALL, HMAC256): as exact as a code.
+_CAPITALS = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{2,}(?![\w-])")
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{4,120})[\"“”']")
+_NUMERIC = re.compile(r"[\d.,/:-]+")
+MAX_IDENTIFIERS = 5
+
+
+@dataclass(frozen=True, kw_only=True)
+class Identifiers:
+    """What a text names exactly, in order of first appearance."""
+
+    exact: tuple[str, ...]  # codes and names: matched in titles, ids, slugs and text
+    slug_like: tuple[str, ...]  # lower-case-hyphen words: only a document slug counts
+    titles: tuple[str, ...]  # quoted phrases: only a document title counts
+
+    def __bool__(self) -> bool:
+        return bool(self.exact or self.slug_like or self.titles)
+
+
+def identifiers(text: str) -> Identifiers:
+    """The identifiers `text` names: codes (ADR-0005, GW-4021, snake_case, dotted names,
+    capitals such as SQS), lower-case slugs, and quoted titles. Numbers, dates and versions
+    are not names."""
+    exact: list[str] = []
+    slug_like: list[str] = []
+    for token in _IDENTIFIER.findall(text):
+        if _NUMERIC.fullmatch(token):
+            continue
+        distinctive = (
+            any(ch.isdigit() for ch in token)
+            or "_" in token
+            or (any(ch.isupper() for ch in token) and not token.istitle())
+            or re.search(r"[a-z]\.[a-z]", token) is not None
+        )
+        target = exact if distinctive else slug_like
+        if token not in target:
+            target.append(token)
+    for word in _CAPITALS.findall(text):
+        if word not in exact:
+            exact.append(word)
+    titles = [m.strip() for m in _QUOTED.findall(text) if " " in m.strip()]
+    return Identifiers(
+        exact=tuple(exact[:MAX_IDENTIFIERS]),
+        slug_like=tuple(s.lower() for s in slug_like[:MAX_IDENTIFIERS]),
+        titles=tuple(titles[:MAX_IDENTIFIERS]),
+    )
