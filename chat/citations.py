@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.prompt import Prompt, PromptSource
-from chat.prose import to_prose
+from kb.markup import to_prose
 
 # [1], [1][2] and [1, 2] all count; numbers are short so "[2024]" stays text.
 CITATION_RE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from kb import markup
 from kb.retrieval.types import SearchHit, SearchResult
 
 Block = Literal["context", "related", "rejected"]
@@ -71,28 +72,15 @@ class Prompt:
 
 
 REJECTED_APPROACH = "rejected-approach"
-WIKILINK_RE = re.compile(r"\[\[([^\[\]|]+?)(?:\|([^\[\]]+))?\]\]")
 
 
 def wikilink_slugs(sources: tuple[PromptSource, ...]) -> list[str]:
     """The slugs the sources' text links to with [[wikilinks]], in first-seen order."""
     seen: dict[str, None] = {}
     for source in sources:
-        for match in WIKILINK_RE.finditer(source.hit.text):
-            seen.setdefault(match.group(1).strip().lower(), None)
+        for slug in markup.wikilink_slugs(source.hit.text):
+            seen.setdefault(slug, None)
     return list(seen)
-
-
-def render_wikilinks(text: str, titles: dict[str, str]) -> str:
-    """[[slug]] -> the document's title ([[slug|label]] -> label); unknown slugs keep their name."""
-
-    def title(match: re.Match[str]) -> str:
-        if match.group(2):
-            return match.group(2).strip()
-        slug = match.group(1).strip()
-        return titles.get(slug.lower(), slug)
-
-    return WIKILINK_RE.sub(title, text)
 
 
 def number_sources(result: SearchResult) -> tuple[PromptSource, ...]:

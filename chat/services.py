@@ -25,9 +25,9 @@ from chat.prompt import (
     prompt_now,
     wikilink_slugs,
 )
-from chat.prose import to_prose
 from chat.providers import AnswerProvider, ProviderError, get_provider
 from chat.selectors import document_titles_by_slug
+from kb.markup import to_prose
 from kb.retrieval.types import SearchFilters, SearchResult
 from portal.access.models import AnyUser, Project
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from chat.prompt import NO_GROUNDED_ANSWER, Prompt, PromptSource
-from chat.prose import to_prose
 from chat.providers.base import ProviderAnswer
+from kb.markup import to_prose
 
 MAX_SENTENCES = 3
 MIN_SENTENCES = 2

@@ -3,7 +3,7 @@
 from kb.ingestion.budget import IngestBudget, IngestRejected
 from kb.ingestion.chunk import ChunkDraft, chunk_text, estimate_tokens
 from kb.ingestion.extract import SOURCE_TYPES, UnsupportedSource, detect_source_type, extract
-from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter, slugify
+from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter
 from kb.ingestion.prepare import (
     ChunkParams,
     PreparedDocument,
@@ -11,6 +11,7 @@ from kb.ingestion.prepare import (
     content_hash,
     prepare_document,
 )
+from kb.markup import slugify
 
 __all__ = [
     "SOURCE_TYPES",

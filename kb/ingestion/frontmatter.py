@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from kb.ingestion.budget import IngestRejected
+from kb.markup import slugify, wikilink_slugs
 from kb.models import (
     TAG_MAX_CHARS,
     CanonicalStatus,
@@ -35,7 +36,6 @@ EDGE_KEYS: dict[str, str] = {
     "owned_by": EdgeType.OWNED_BY,
 }
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-WIKILINK_RE = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 FENCE_OPEN_RE = re.compile(r"\A---[ \t]*\n")
 FENCE_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 
@@ -63,15 +63,6 @@ class Frontmatter:
     def is_canonical(self) -> bool:
         # a record from frontmatter also needs a slug others can link to
         return is_canonical(self.canonical_type, self.canonical_status) and bool(self.slug)
-
-
-def slugify(value: str) -> str:
-    """kebab-case ASCII slug ('' when nothing usable is left)."""
-    import unicodedata
-
-    value = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
-    value = re.sub(r"[^a-zA-Z0-9]+", "-", value).strip("-").lower()
-    return value[:200].strip("-")
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
@@ -146,16 +137,6 @@ def _string_list(
     return out
 
 
-def wikilinks(body: str) -> list[str]:
-    """Slugs of `[[target]]`, `[[target|label]]` and `[[target#section]]` links, in order."""
-    out: list[str] = []
-    for match in WIKILINK_RE.finditer(body):
-        slug = slugify(match.group(1))
-        if slug and slug not in out:
-            out.append(slug)
-    return out
-
-
 def parse_frontmatter(text: str, *, max_bytes: int = 64 * 1024, max_depth: int = 20) -> Frontmatter:
     """Parse and validate frontmatter; invalid YAML leaves a plain document with the error.
 
@@ -164,7 +145,7 @@ def parse_frontmatter(text: str, *, max_bytes: int = 64 * 1024, max_depth: int =
     """
     block, body = split_frontmatter(text)
     if block is None:
-        return Frontmatter(body=text, edges=[("related_to", s) for s in wikilinks(text)])
+        return Frontmatter(body=text, edges=[("related_to", s) for s in wikilink_slugs(text)])
     size = len(block.encode("utf-8", "replace"))
     if size > max_bytes:
         raise IngestRejected(
@@ -177,7 +158,7 @@ def parse_frontmatter(text: str, *, max_bytes: int = 64 * 1024, max_depth: int =
         reason = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
         return Frontmatter(
             body=text,
-            edges=[("related_to", s) for s in wikilinks(text)],
+            edges=[("related_to", s) for s in wikilink_slugs(text)],
             errors=[f"invalid frontmatter YAML ({reason}); ingested as a plain document"],
         )
     if raw is None:
@@ -185,7 +166,7 @@ def parse_frontmatter(text: str, *, max_bytes: int = 64 * 1024, max_depth: int =
     if not isinstance(raw, dict):
         return Frontmatter(
             body=text,
-            edges=[("related_to", s) for s in wikilinks(text)],
+            edges=[("related_to", s) for s in wikilink_slugs(text)],
             errors=["frontmatter is not a key: value mapping; ingested as a plain document"],
         )
     errors: list[str] = []
@@ -243,7 +224,7 @@ def parse_frontmatter(text: str, *, max_bytes: int = 64 * 1024, max_depth: int =
             target_slug = slugify(target.strip("[]"))
             if target_slug and (edge_type, target_slug) not in edges:
                 edges.append((edge_type, target_slug))
-    for target_slug in wikilinks(body):
+    for target_slug in wikilink_slugs(body):
         if ("related_to", target_slug) not in edges:
             edges.append(("related_to", target_slug))
     if slug:

@@ -11,7 +11,8 @@ from typing import Any
 from kb.ingestion.budget import Deadline, IngestBudget, IngestRejected
 from kb.ingestion.chunk import ChunkDraft, chunk_text, heading
 from kb.ingestion.extract import Extracted, extract, html_title
-from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter, slugify
+from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter
+from kb.markup import slugify
 from kb.models import evidence_tier_for
 
 

@@ -6,8 +6,9 @@ import pytest
 
 from kb.demo import DEMO_CORPUS_DIR
 from kb.ingestion.extract import UnsupportedSource, detect_source_type, extract
-from kb.ingestion.frontmatter import parse_frontmatter, slugify, wikilinks
+from kb.ingestion.frontmatter import parse_frontmatter
 from kb.ingestion.prepare import prepare_document
+from kb.markup import render_wikilinks, slugify, wikilink_slugs
 
 
 def test_valid_canonical_frontmatter():
@@ -75,7 +76,10 @@ def test_no_frontmatter_and_unclosed_block():
 
 
 def test_wikilinks_and_slugify():
-    assert wikilinks("[[Dec Cache V2]] [[x#sec]] [[x]] [[]]") == ["dec-cache-v2", "x"]
+    assert wikilink_slugs("[[Dec Cache V2]] [[x#sec]] [[x]] [[]]") == ["dec-cache-v2", "x"]
+    titles = {"dec-cache-v2": "ADR-0011: Redis Cluster", "x": "X doc"}
+    rendered = render_wikilinks("see [[dec-cache-v2#Decision]], [[x|the x]] and [[gone]]", titles)
+    assert rendered == "see ADR-0011: Redis Cluster, the x and gone"
     assert slugify("Ünïcode File_Name 2024!") == "unicode-file-name-2024"
 
 
