@@ -13,7 +13,7 @@ from chat.models import Conversation, ConversationSource
 from chat.providers import ProviderError
 from chat.selectors import conversation_get_for_user, document_preview
 from chat.services import ChatInputError, message_send, question_length_error
-from kb.apis_search import SearchFiltersSerializer, filters_from
+from kb.filters import SearchFiltersSerializer, filters_from
 from portal.throttling import ScopedThrottle
 
 
@@ -81,7 +81,9 @@ class ChatApi(APIView):
             turn = message_send(
                 user=request.user,
                 question=data["question"],
-                filters=filters_from(data.get("filters"), data.get("project_key")),
+                filters=filters_from(
+                    data.get("filters"), project_key=data.get("project_key") or None
+                ),
                 conversation=conversation,
             )
         except ChatInputError as exc:

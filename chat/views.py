@@ -26,7 +26,13 @@ from chat.selectors import (
 )
 from chat.services import ChatInputError, TurnResult, message_send, message_stream
 from chat.views_conversations import attach_answer_actions
-from kb.retrieval.types import SearchFilters
+from kb.filters import (
+    SearchFilters,
+    SearchFiltersSerializer,
+    canonical_names,
+    filter_data_from_query,
+    filters_from,
+)
 from portal.access.selectors import project_list_visible
 from portal.ratelimit import throttled
 
@@ -80,7 +86,7 @@ def chat_page(request: HtmxHttpRequest, conversation_id: int | None = None) -> H
     conversation = None
     if conversation_id is not None:
         conversation = conversation_get_for_user(user=request.user, conversation_id=conversation_id)
-    project_key = request.GET.get("project", "")
+    project_key = _first_project_key(filter_data_from_query(request.GET))
     context = _page_context(request, conversation=conversation, project_key=project_key)
     if not project_key and context["messages_"]:
         # keep asking where the conversation last asked
@@ -92,18 +98,31 @@ def chat_page(request: HtmxHttpRequest, conversation_id: int | None = None) -> H
     return TemplateResponse(request, template, context)
 
 
-def _send_input(request: HtmxHttpRequest) -> tuple[str, str, Conversation | None, SearchFilters]:
-    """Question, project key, the user's conversation (Http404 if not theirs) and filters."""
+def _first_project_key(filter_data: dict[str, Any]) -> str:
+    """The project the page's selector shows: the first one the filters name ("" for all)."""
+    keys = canonical_names(filter_data)[0].get("project_keys") or [""]
+    return str(keys[0])
+
+
+def _send_input(
+    request: HtmxHttpRequest,
+) -> tuple[str, str, Conversation | None, SearchFilters | ChatInputError]:
+    """Question, project key, the user's conversation (Http404 if not theirs) and the filters
+    (or the ChatInputError that refuses them)."""
     question = request.POST.get("question", "")
-    project_key = request.POST.get("project", "").strip()
+    data = filter_data_from_query(request.POST)
+    project_key = _first_project_key(data)
     conversation = None
     raw_id = request.POST.get("conversation_id", "").strip()
     if raw_id:
         conversation = conversation_get_for_user(
             user=request.user, conversation_id=int(raw_id) if raw_id.isdigit() else 0
         )
-    filters = SearchFilters(project_keys=(project_key,) if project_key else ())
-    return question, project_key, conversation, filters
+    serializer = SearchFiltersSerializer(data=data)
+    if not serializer.is_valid():
+        errors = {f"filters.{name}": [str(e) for e in v] for name, v in serializer.errors.items()}
+        return question, project_key, conversation, ChatInputError(errors)
+    return question, project_key, conversation, filters_from(serializer.validated_data)
 
 
 def _error_for(exc: Exception, question: str) -> dict[str, Any]:
@@ -125,6 +144,8 @@ def chat_send(request: HtmxHttpRequest) -> HttpResponse:
     question, project_key, conversation, filters = _send_input(request)
     error: dict[str, Any] | None = None
     try:
+        if isinstance(filters, ChatInputError):
+            raise filters
         turn = message_send(
             user=request.user, question=question, filters=filters, conversation=conversation
         )
@@ -166,6 +187,8 @@ def chat_stream(request: HtmxHttpRequest) -> StreamingHttpResponse:
         nonlocal conversation
         error: dict[str, Any] | None = None
         try:
+            if isinstance(filters, ChatInputError):
+                raise filters
             for item in message_stream(
                 user=request.user, question=question, filters=filters, conversation=conversation
             ):

@@ -56,7 +56,7 @@ async def search(
         dict[str, Any] | None,
         Field(
             description="Optional filters as in POST /api/kb/search: project_keys, tags, "
-            "source_types, canonical_types, doc_ids, date_from, date_to."
+            "source_types, canonical_types, canonical_statuses, doc_ids, date_from, date_to."
         ),
     ] = None,
     top: Annotated[int | None, Field(description="How many hits (default 8).")] = None,
@@ -69,9 +69,15 @@ async def search(
 async def ask(
     question: Annotated[str, Field(description="The question to answer.")],
     project_key: Annotated[str | None, Field(description="Answer only from this project.")] = None,
+    filters: Annotated[
+        dict[str, Any] | None,
+        Field(description="Optional filters as in POST /api/kb/chat (same names as search)."),
+    ] = None,
 ) -> dict[str, Any]:
     """A grounded answer with numbered citations, or a refusal with its reason."""
-    return await _as_caller(tools.ask_tool, question=question, project_key=project_key)
+    return await _as_caller(
+        tools.ask_tool, question=question, project_key=project_key, filters=filters
+    )
 
 
 @mcp.tool()

@@ -20,7 +20,8 @@ from chat.apis import ChatApi
 from chat.providers import ProviderError
 from chat.selectors import document_preview
 from chat.services import ChatInputError, message_send
-from kb.apis_search import SearchApi, filters_from
+from kb.apis_search import SearchApi
+from kb.filters import filters_from
 from kb.models import Document
 from kb.retrieval import InvalidSearchRequest, search
 from kb.selectors import (
@@ -76,7 +77,7 @@ def search_tool(
             user=user,
             query=data["query"],
             limit=data.get("top"),
-            filters=filters_from(data.get("filters"), None),
+            filters=filters_from(data.get("filters")),
         )
     except InvalidSearchRequest as exc:
         raise ToolFailure(f"{exc.field}: {exc.message}") from exc
@@ -102,9 +103,15 @@ def search_tool(
     }
 
 
-def ask_tool(user: AnyUser, *, question: str, project_key: str | None) -> dict[str, Any]:
+def ask_tool(
+    user: AnyUser,
+    *,
+    question: str,
+    project_key: str | None,
+    filters: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """One grounded chat turn, through the chat app's public turn service (as POST /api/kb/chat)."""
-    payload: dict[str, Any] = {"question": question}
+    payload: dict[str, Any] = {"question": question, "filters": filters}
     if project_key:
         payload["project_key"] = project_key
     data = _validated(ChatApi.InputSerializer, payload)
@@ -114,7 +121,7 @@ def ask_tool(user: AnyUser, *, question: str, project_key: str | None) -> dict[s
         turn = message_send(
             user=user,
             question=data["question"],
-            filters=filters_from(None, data.get("project_key") or None),
+            filters=filters_from(data.get("filters"), project_key=data.get("project_key") or None),
         )
     except ChatInputError as exc:
         raise ToolFailure(_error_text(exc.errors)) from exc

@@ -20,9 +20,14 @@ from rest_framework.views import APIView
 
 from kb.apis_uploads import UPLOAD_RESPONSES, UploadInputSerializer, documents_upload
 from kb.curation import METADATA_FIELDS, ChangeOrigin, registered_editor
-from kb.filters import SearchFilters
+from kb.filters import (
+    SearchFiltersSerializer,
+    filter_data_from_query,
+    filter_query_parameters,
+    filters_from,
+)
 from kb.ingestion.extract import DOCUMENT_TYPES, SOURCE_TYPES, detect_source_type
-from kb.models import TAG_MAX_CHARS, CanonicalStatus, CanonicalType, Document
+from kb.models import TAG_MAX_CHARS, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
 from kb.services import document_ingest, document_soft_delete, document_update_metadata
 from kb.services import ingest_summary as build_ingest_summary
@@ -85,15 +90,8 @@ class DocumentListApi(APIView):
         """A document's content may be JSON-escaped to twice its size, plus the other fields."""
         return 2 * int(settings.KB["INGEST_MAX_FILE_BYTES"]) + 64 * 1024
 
-    @extend_schema_serializer(component_name="KbDocumentFilters")
-    class FilterSerializer(serializers.Serializer):
-        project_key = serializers.CharField(required=False, max_length=63)
-        tags = serializers.CharField(
-            required=False, max_length=1000, help_text="comma-separated; any of them"
-        )
-        source_type = serializers.ChoiceField(choices=SOURCE_TYPES, required=False)
-        canonical_type = serializers.ChoiceField(choices=CanonicalType.values, required=False)
-        canonical_status = serializers.ChoiceField(choices=CanonicalStatus.values, required=False)
+    @extend_schema_serializer(component_name="KbDocumentListParameters")
+    class ListParametersSerializer(serializers.Serializer):
         q = serializers.CharField(required=False, max_length=200, help_text="title contains")
         page = serializers.IntegerField(required=False, min_value=1)
         page_size = serializers.IntegerField(required=False, min_value=1, max_value=200)
@@ -144,22 +142,17 @@ class DocumentListApi(APIView):
 
     @extend_schema(
         operation_id="kb_documents_list",
-        parameters=[FilterSerializer],
+        parameters=[ListParametersSerializer, *filter_query_parameters()],
         responses={200: page_serializer("KbDocumentPage", DocumentOutputSerializer(many=True))},
         summary="List documents you can read",
     )
     def get(self, request: Request) -> Response:
-        params = self.FilterSerializer(data=request.query_params)
-        params.is_valid(raise_exception=True)
-        data = params.validated_data
-        tags = [tag.strip() for tag in data.get("tags", "").split(",") if tag.strip()]
-        filters = SearchFilters(
-            project_keys=(data["project_key"],) if data.get("project_key") else (),
-            tags=tuple(tags),
-            source_types=(data["source_type"],) if data.get("source_type") else (),
-            canonical_types=(data["canonical_type"],) if data.get("canonical_type") else (),
-            canonical_statuses=(data["canonical_status"],) if data.get("canonical_status") else (),
-            title_contains=data.get("q", ""),
+        params = self.ListParametersSerializer(data=request.query_params)
+        given = SearchFiltersSerializer(data=filter_data_from_query(request.query_params))
+        if not (params.is_valid() & given.is_valid()):
+            raise serializers.ValidationError({**params.errors, **given.errors})
+        filters = filters_from(
+            given.validated_data, title_contains=params.validated_data.get("q", "")
         )
         documents = document_list(user=request.user, filters=filters)
         paginator = self.pagination_class()

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Any
-
 from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -12,82 +9,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kb.models import CanonicalType, SourceType
-from kb.retrieval import MODES, InvalidSearchRequest, SearchFilters, search
-from kb.retrieval.types import FILTER_KEYS
+from kb.filters import SearchFiltersSerializer, filters_from
+from kb.retrieval import MODES, InvalidSearchRequest, search
 from portal.throttling import ScopedThrottle
-
-
-class StrictListField(serializers.ListField):
-    """A list that refuses a bare string (DRF would otherwise read "abc" as a list of chars)."""
-
-    def to_internal_value(self, data: Any) -> list:
-        if isinstance(data, str | bytes | dict):
-            self.fail("not_a_list", input_type=type(data).__name__)
-        return super().to_internal_value(data)
-
-
-class SearchFiltersSerializer(serializers.Serializer):
-    """The `filters` object; an unknown key is a 400, never silently ignored."""
-
-    project_keys = StrictListField(
-        child=serializers.CharField(max_length=63), required=False, max_length=100
-    )
-    tags = StrictListField(
-        child=serializers.CharField(max_length=100), required=False, max_length=100
-    )
-    source_types = StrictListField(
-        child=serializers.ChoiceField(choices=SourceType.choices), required=False, max_length=10
-    )
-    canonical_types = StrictListField(
-        child=serializers.ChoiceField(choices=CanonicalType.choices),
-        required=False,
-        max_length=20,
-    )
-    doc_ids = StrictListField(
-        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
-        required=False,
-        max_length=1000,
-    )
-    date_from = serializers.DateField(required=False, allow_null=True)
-    date_to = serializers.DateField(required=False, allow_null=True)
-
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        if isinstance(data, dict):
-            unknown = sorted(str(key) for key in data if key not in FILTER_KEYS)
-            if unknown:
-                raise serializers.ValidationError(
-                    {
-                        key: [f"Unknown filter. Allowed: {', '.join(FILTER_KEYS)}."]
-                        for key in unknown
-                    }
-                )
-        return super().to_internal_value(data)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        date_from: dt.date | None = attrs.get("date_from")
-        date_to: dt.date | None = attrs.get("date_to")
-        if date_from and date_to and date_from > date_to:
-            raise serializers.ValidationError({"date_to": ["Must not be before date_from."]})
-        return attrs
-
-
-def filters_from(validated: dict[str, Any] | None, project_key: str | None) -> SearchFilters:
-    """SearchFilters from validated input; the legacy `project_key` joins `project_keys`."""
-    validated = validated or {}
-    project_keys = list(validated.get("project_keys") or [])
-    if project_key and project_key not in project_keys:
-        project_keys.append(project_key)
-    return SearchFilters(
-        project_keys=tuple(project_keys),
-        tags=tuple(validated.get("tags") or ()),
-        source_types=tuple(validated.get("source_types") or ()),
-        canonical_types=tuple(validated.get("canonical_types") or ()),
-        doc_ids=tuple(validated.get("doc_ids") or ()),
-        date_from=validated.get("date_from"),
-        date_to=validated.get("date_to"),
-    )
-
 
 _HIT = inline_serializer(
     "SearchHit",
@@ -188,7 +112,9 @@ class SearchApi(APIView):
                 user=request.user,
                 query=data["query"],
                 limit=data.get("top"),
-                filters=filters_from(data.get("filters"), data.get("project_key") or None),
+                filters=filters_from(
+                    data.get("filters"), project_key=data.get("project_key") or None
+                ),
                 min_similarity=data.get("min_similarity"),
                 mode=data["mode"],
             )

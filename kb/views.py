@@ -14,8 +14,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
-from kb.filters import SearchFilters
-from kb.models import CanonicalStatus, CanonicalType
+from kb.filters import SearchFiltersForm
 from kb.retrieval import InvalidSearchRequest, search
 from kb.retrieval.types import SearchHit
 from portal.access.models import AnyUser
@@ -25,50 +24,14 @@ PAGE = "kb/search.html"
 SNIPPET_CHARS = 280
 
 
-class SearchForm(forms.Form):
-    """The search page's query and filters; they map onto the one SearchFilters contract."""
+class SearchForm(SearchFiltersForm):
+    """The search page's query and the one filter grammar's fields (kb.filters)."""
 
     q = forms.CharField(label="Search for", max_length=1000, required=False)
-    project = forms.ChoiceField(label="Project", required=False)
-    type = forms.ChoiceField(
-        label="Type", required=False, choices=[("", "Any type"), *CanonicalType.choices]
-    )
-    status = forms.ChoiceField(
-        label="Status", required=False, choices=[("", "Any status"), *CanonicalStatus.choices]
-    )
-    tag = forms.CharField(label="Tag", max_length=100, required=False)
-    date_from = forms.DateField(
-        label="Updated from", required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
-    date_to = forms.DateField(
-        label="Updated to", required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
+    field_order = ["q"]
 
     def __init__(self, *args: Any, user: AnyUser, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        projects = project_list_visible(user=user)
-        field = self.fields["project"]
-        assert isinstance(field, forms.ChoiceField)
-        field.choices = [("", "All my projects")] + [(p.key, p.name or p.key) for p in projects]
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        date_from, date_to = cleaned.get("date_from"), cleaned.get("date_to")
-        if date_from and date_to and date_from > date_to:
-            self.add_error("date_to", "The end date must not be before the start date.")
-        return cleaned
-
-    def filters(self) -> SearchFilters:
-        data = self.cleaned_data
-        tag = (data.get("tag") or "").strip().lower()
-        return SearchFilters(
-            project_keys=(data["project"],) if data.get("project") else (),
-            canonical_types=(data["type"],) if data.get("type") else (),
-            canonical_statuses=(data["status"],) if data.get("status") else (),
-            tags=(tag,) if tag else (),
-            date_from=data.get("date_from"),
-            date_to=data.get("date_to"),
-        )
+        super().__init__(*args, projects=list(project_list_visible(user=user)), **kwargs)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from kb.filters import SearchFilters  # noqa: F401 - defined in kb.filters, part of this contract
+from kb.filters import FILTER_KEYS, SearchFilters  # noqa: F401 - kb.filters, part of this contract
 
 Mode = Literal["hybrid", "dense", "keyword"]
 FusionMethod = Literal["rerank_weighted_sum", "rrf", "semantic_only"]
@@ -18,15 +18,6 @@ MODES: tuple[str, ...] = ("hybrid", "dense", "keyword")
 # meta["degraded"] reasons: typed, never the provider's detail (URLs, errors go to the log)
 DEGRADED_EMBEDDING = "embedding_unavailable"
 DEGRADED_KEYWORD = "keyword_search_unavailable"
-FILTER_KEYS: tuple[str, ...] = (
-    "project_keys",
-    "tags",
-    "source_types",
-    "canonical_types",
-    "doc_ids",
-    "date_from",
-    "date_to",
-)
 
 
 @dataclass(frozen=True, kw_only=True)

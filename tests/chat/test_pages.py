@@ -123,7 +123,7 @@ def test_a_provider_failure_shows_an_error_bubble_with_retry(
     assert "The answer service took too long to respond." in html
     assert "Retry" in html
     assert f'name="question" value="{FAILOVER}"' in html
-    assert f'name="project" value="{HANDBOOK_KEY}"' in html
+    assert f'name="project_keys" value="{HANDBOOK_KEY}"' in html
 
 
 def test_message_list_fragment_for_htmx_navigation(alpha, reader):

@@ -49,7 +49,15 @@ def test_the_page_offers_every_filter(alpha, reader):
     response = _client(alpha, reader).get("/search/")
     html = response.content.decode()
     assert response.status_code == 200 and html.count("<h1") == 1
-    for name in ("q", "project", "type", "status", "tag", "date_from", "date_to"):
+    for name in (
+        "q",
+        "project_keys",
+        "canonical_types",
+        "canonical_statuses",
+        "tags",
+        "date_from",
+        "date_to",
+    ):
         assert f'name="{name}"' in html
     assert f'<option value="{HANDBOOK_KEY}">' in html
     assert 'href="/search/"' in html  # in the navigation
