@@ -24,8 +24,9 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from canonical import selectors, services
-from canonical.models import AuditContext, CanonicalRecord, ChangeSource, RecordChange
+from canonical.models import CanonicalRecord, RecordChange
 from canonical.transitions import CurationError, change_errors, check_reason
+from kb.curation import AuditContext, ChangeSource
 from kb.models import Document, Edge, EdgeType
 from portal.access.models import Project
 from portal.admin_site import NotFoundOutOfScopeMixin, site

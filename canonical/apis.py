@@ -14,10 +14,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from canonical import selectors, services
-from canonical.models import AuditContext, ChangeSource
 from canonical.transitions import CurationError
 from kb.apis_documents import DocumentOutputSerializer
-from kb.curation import DocumentEditor
+from kb.curation import AuditContext, ChangeSource, DocumentEditor
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible
 from portal.access.models import AnyUser

@@ -2,50 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 
+from kb.curation import ChangeSource
 from kb.models import Document
-from portal.access.models import AnyUser
 
 
 class AuditTrailError(RuntimeError):
     """Raised when code tries to rewrite or erase the audit trail."""
-
-
-class ChangeSource(models.TextChoices):
-    ADMIN = "admin", "Admin console"
-    API = "api", "API"
-    SERVICE = "service", "Service"
-    CLI = "cli", "Command line"
-
-
-@dataclass(frozen=True)
-class AuditContext:
-    """Who changes records, through which door and why: one argument to every curation service.
-
-    `actor` is checked against the project roles; None is a system actor (command line,
-    seeding) named by `actor_name`.
-    """
-
-    actor: AnyUser | None
-    source: str = ChangeSource.SERVICE
-    reason: str = ""
-    actor_name: str = ""
-
-    def __post_init__(self) -> None:
-        if self.source not in ChangeSource.values:
-            raise ValueError(f"Unknown change source {self.source!r}")
-
-    @property
-    def name(self) -> str:
-        """The name kept in the history (the user's, else the system actor's)."""
-        if self.actor is not None:
-            return self.actor.get_username() or "system"
-        return self.actor_name or "system"
 
 
 # Who an audit row names once its author's personal data is erased (GDPR art. 17).

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import QuerySet
 
-from canonical.models import AuditContext, RecordChange
+from canonical.models import RecordChange
 from canonical.transitions import (
     RESTORABLE,
     RESTORE_DEFAULT,
@@ -24,7 +25,7 @@ from canonical.transitions import (
     check_reason,
     check_transition,
 )
-from kb.curation import METADATA_FIELDS, ChangeOrigin, FieldChange
+from kb.curation import METADATA_FIELDS, AuditContext, FieldChange
 from kb.models import (
     CanonicalStatus,
     Document,
@@ -503,7 +504,7 @@ def record_apply_changes(
 
 
 def record_audit_kb_changes(
-    document: Document, changes: list[FieldChange], origin: ChangeOrigin
+    document: Document, changes: list[FieldChange], origin: AuditContext
 ) -> None:
     """Audit the curated fields kb's own write paths changed (a re-ingest, a soft delete)."""
     for change in changes:
@@ -513,7 +514,7 @@ def record_audit_kb_changes(
             )
         else:
             reason = "set by its source document (re-ingested)"
-        by = AuditContext(actor=origin.actor, source=origin.via, reason=reason)
+        by = replace(origin, reason=reason)
         _audit(
             document=document,
             field=change.field,

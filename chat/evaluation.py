@@ -21,9 +21,9 @@ from typing import Any
 from chat.models import Conversation
 from chat.providers import AnswerProvider
 from chat.services import TurnResult, message_send
+from kb.models import STALE_STATUSES
 from portal.access.models import AnyUser
 
-STALE_STATUSES = ("superseded", "deprecated", "archived")
 # A sentence that names one of these says the fact is not current: not a leak.
 _STATUS_WORDS = re.compile(
     r"\b(superseded|deprecated|archived|no longer|replaced|formerly|used to|historical)\b",

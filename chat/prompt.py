@@ -9,6 +9,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from kb import markup
+from kb.models import CanonicalType
 from kb.retrieval.types import SearchHit, SearchResult
 
 Block = Literal["context", "related", "rejected"]
@@ -71,9 +72,6 @@ class Prompt:
         return None
 
 
-REJECTED_APPROACH = "rejected-approach"
-
-
 def wikilink_slugs(sources: tuple[PromptSource, ...]) -> list[str]:
     """The slugs the sources' text links to with [[wikilinks]], in first-seen order."""
     seen: dict[str, None] = {}
@@ -98,7 +96,9 @@ def number_sources(result: SearchResult) -> tuple[PromptSource, ...]:
                 continue
             seen.add(hit.chunk_id)
             # A rejected approach is a warning wherever retrieval found it, never a backbone.
-            source_block: Block = "rejected" if hit.canonical_type == REJECTED_APPROACH else block
+            source_block: Block = (
+                "rejected" if hit.canonical_type == CanonicalType.REJECTED_APPROACH else block
+            )
             sources.append(PromptSource(n=len(sources) + 1, hit=hit, block=source_block))
     return tuple(sources)
 

@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kb.apis_uploads import UPLOAD_RESPONSES, UploadInputSerializer, documents_upload
-from kb.curation import METADATA_FIELDS, ChangeOrigin, registered_editor
+from kb.curation import METADATA_FIELDS, AuditContext, ChangeSource, registered_editor
 from kb.filters import (
     SearchFiltersSerializer,
     filter_data_from_query,
@@ -194,7 +194,7 @@ class DocumentListApi(APIView):
             content=data["content"],
             title=data.get("title"),
             source_type=data.get("source_type"),
-            origin=ChangeOrigin(actor=request.user, via="api"),
+            origin=AuditContext(actor=request.user, source=ChangeSource.API),
         )
         body = {
             "status": outcome.status,
@@ -300,5 +300,7 @@ class DocumentDetailApi(APIView):
     )
     def delete(self, request: Request, document_id: int) -> Response:
         document = document_get_editable(request.user, document_id)
-        document_soft_delete(document=document, origin=ChangeOrigin(actor=request.user, via="api"))
+        document_soft_delete(
+            document=document, origin=AuditContext(actor=request.user, source=ChangeSource.API)
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -4,8 +4,12 @@ kb owns the document and its single PATCH route. A layer above kb (the canonical
 one `DocumentEditor` from its `AppConfig.ready()`: the extra input fields it accepts, the
 function that applies a validated change (workflow checks, audit), and the function that audits
 changes of the curated fields that kb's own write paths made (a re-ingest that changes a
-record's status or priority, a soft delete). kb never imports that layer; without one, a PATCH
-changes the metadata fields only and nothing is audited.
+record's status or priority, a soft delete). kb never imports that layer, but it refuses to
+run without one: the `kb.E001` system check stops the server, and a curated-field change that
+found no layer to audit it raises instead of going unaudited.
+
+`AuditContext` is the one type for "who changed it, through which door, why", used by kb's
+write paths and every curation service alike.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
+from django.db import models
 from rest_framework import serializers
 
 from kb.models import Document
@@ -25,15 +31,40 @@ METADATA_FIELDS = ("title", "tags", "summary", "owners")
 AUDITED_FIELDS = ("canonical_type", "canonical_status", "retrieval_priority", "deleted_at")
 
 
+class ChangeSource(models.TextChoices):
+    ADMIN = "admin", "Admin console"
+    API = "api", "API"
+    SERVICE = "service", "Service"
+    CLI = "cli", "Command line"
+
+
 @dataclass(frozen=True)
-class ChangeOrigin:
-    """Who made a change through one of kb's own write paths, and through which door."""
+class AuditContext:
+    """Who changes documents, through which door and why: one argument to every write path
+    that can change a curated field (kb's ingest and delete, every curation service).
 
-    actor: AnyUser | None = None
-    via: str = "service"  # "api" | "cli" | "service"
+    `actor` is checked against the project roles; None is a system actor (command line,
+    seeding, a background job without an uploader) named by `actor_name`.
+    """
+
+    actor: AnyUser | None
+    source: str = ChangeSource.SERVICE
+    reason: str = ""
+    actor_name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.source not in ChangeSource.values:
+            raise ValueError(f"Unknown change source {self.source!r}")
+
+    @property
+    def name(self) -> str:
+        """The name kept in the history (the user's, else the system actor's)."""
+        if self.actor is not None:
+            return self.actor.get_username() or "system"
+        return self.actor_name or "system"
 
 
-SERVICE_ORIGIN = ChangeOrigin()
+SYSTEM = AuditContext(actor=None)
 
 
 @dataclass(frozen=True)
@@ -52,7 +83,7 @@ class DocumentEditor:
 
     fields: Callable[[], dict[str, serializers.Field]]
     apply: Callable[[Document, dict[str, Any], AnyUser], Document]
-    record: Callable[[Document, list[FieldChange], ChangeOrigin], None]
+    record: Callable[[Document, list[FieldChange], AuditContext], None]
 
 
 _editor: DocumentEditor | None = None
@@ -76,13 +107,23 @@ def audited_values(document: Document) -> dict[str, Any]:
     return {name: getattr(document, name) for name in AUDITED_FIELDS}
 
 
-def report_changes(document: Document, before: dict[str, Any], origin: ChangeOrigin) -> None:
+def report_changes(document: Document, before: dict[str, Any], by: AuditContext) -> None:
     """Hand the audited fields that changed since `before` to the curation layer (inside the
-    writer's transaction, so the audit row and the change commit together)."""
+    writer's transaction, so the audit row and the change commit together). Without a layer
+    the change is refused: a curated field never changes unaudited."""
     changes = [
         FieldChange(field=name, from_value=old, to_value=getattr(document, name))
         for name, old in before.items()
         if getattr(document, name) != old
     ]
-    if changes and _editor is not None:
-        _editor.record(document, changes, origin)
+    if not changes:
+        return
+    if _editor is None:
+        raise ImproperlyConfigured(NO_EDITOR)
+    _editor.record(document, changes, by)
+
+
+NO_EDITOR = (
+    "No curation layer is installed to audit changes of curated fields (status, type, "
+    "priority, deletion): add 'canonical' to the tenant apps."
+)

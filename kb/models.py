@@ -58,6 +58,12 @@ class CanonicalStatus(models.TextChoices):
     ARCHIVED = "archived"
 
 
+# Statuses whose content is history: never stated as current, labelled wherever shown.
+STALE_STATUSES: frozenset[str] = frozenset(
+    {CanonicalStatus.SUPERSEDED, CanonicalStatus.DEPRECATED, CanonicalStatus.ARCHIVED}
+)
+
+
 class GenerationSource(models.TextChoices):
     HUMAN = "human"
     AUTO = "auto"

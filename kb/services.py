@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from kb.curation import SERVICE_ORIGIN, ChangeOrigin, audited_values, report_changes
+from kb.curation import SYSTEM, AuditContext, audited_values, report_changes
 from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.embeddings.exceptions import EmbeddingDimensionError
 from kb.embeddings.spaces import ActiveSpace, active_space, check_space_dimensions
@@ -269,7 +269,7 @@ def _claim_row(
     return document, created, slug, warnings
 
 
-def _write(plan: _Plan, origin: ChangeOrigin) -> IngestOutcome:
+def _write(plan: _Plan, origin: AuditContext) -> IngestOutcome:
     """Document + chunks + edges in one transaction."""
     prepared, project = plan.prepared, plan.project
     with transaction.atomic():
@@ -356,7 +356,7 @@ class _NeedsPerDocumentWrite(Exception):
     """The batch has a slug or path conflict that the per-document path resolves."""
 
 
-def _write_many(plans: list[_Plan], origin: ChangeOrigin) -> list[IngestOutcome]:
+def _write_many(plans: list[_Plan], origin: AuditContext) -> list[IngestOutcome]:
     """Write a batch with set-based statements in one transaction; on any conflict or error,
     fall back to one transaction per document so one bad document never sinks the others."""
     if len(plans) > 1:
@@ -370,7 +370,7 @@ def _write_many(plans: list[_Plan], origin: ChangeOrigin) -> list[IngestOutcome]
     return [_write_guarded(plan, origin) for plan in plans]
 
 
-def _write_many_atomic(plans: list[_Plan], origin: ChangeOrigin) -> list[IngestOutcome]:
+def _write_many_atomic(plans: list[_Plan], origin: AuditContext) -> list[IngestOutcome]:
     project = plans[0].project
     _hold_embedding_space(plans)
     paths = [plan.prepared.source_path for plan in plans]
@@ -494,7 +494,7 @@ def document_ingest(
     title: str | None = None,
     source_type: str | None = None,
     embedder: Embedder | None = None,
-    origin: ChangeOrigin = SERVICE_ORIGIN,
+    origin: AuditContext = SYSTEM,
     space: ActiveSpace | None = None,
 ) -> IngestOutcome:
     """Ingest one source: skip when unchanged, else embed then write everything atomically.
@@ -593,7 +593,7 @@ def documents_ingest_many(
     embedder: Embedder | None = None,
     on_outcome: Callable[[IngestOutcome], None] | None = None,
     batch_chunks: int | None = None,
-    origin: ChangeOrigin = SERVICE_ORIGIN,
+    origin: AuditContext = SYSTEM,
 ) -> list[IngestOutcome]:
     """Bulk ingest: embeds chunks of many documents per call, in a worker thread, while the
     previous batch is written (one transaction per document), so the model never waits on
@@ -662,7 +662,7 @@ def documents_ingest_many(
     return outcomes
 
 
-def _write_guarded(plan: _Plan, origin: ChangeOrigin) -> IngestOutcome:
+def _write_guarded(plan: _Plan, origin: AuditContext) -> IngestOutcome:
     """_write, with a database error reported on this document instead of stopping the run."""
     try:
         return _write(plan, origin)
@@ -678,7 +678,7 @@ def _write_guarded(plan: _Plan, origin: ChangeOrigin) -> IngestOutcome:
 
 
 @transaction.atomic
-def document_soft_delete(*, document: Document, origin: ChangeOrigin = SERVICE_ORIGIN) -> Document:
+def document_soft_delete(*, document: Document, origin: AuditContext = SYSTEM) -> Document:
     """Hide the document from every read path (revived by re-ingesting its path)."""
     if document.deleted_at is None:
         before = audited_values(document)

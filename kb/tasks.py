@@ -14,7 +14,7 @@ from django.utils import timezone
 from django_tasks import task
 from django_tenants.utils import get_tenant_model, schema_context
 
-from kb.curation import ChangeOrigin
+from kb.curation import AuditContext, ChangeSource
 from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.models import Document, IngestJob, JobState
 from kb.services import document_ingest
@@ -111,7 +111,7 @@ def run_ingest_job(*, job_id: int, embedder: Embedder | None = None) -> dict[str
             content=bytes(job.content),
             source_type=job.source_type,
             embedder=progress,
-            origin=ChangeOrigin(actor=job.uploaded_by, via="service"),
+            origin=AuditContext(actor=job.uploaded_by, source=ChangeSource.SERVICE),
             space=space,
         )
     except Exception as exc:

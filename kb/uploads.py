@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db import connection, transaction
+from django.db import transaction
 from django.http import Http404
-from django_tenants.utils import get_public_schema_name
 
 from kb.ingestion.docx import docx_check
 from kb.ingestion.extract import EXTENSION_TYPES, detect_source_type
@@ -19,6 +18,7 @@ from kb.ingestion.formats import ExtractionProblem
 from kb.ingestion.pdf import pdf_check
 from kb.models import Document, IngestJob
 from portal.access.models import AnyUser, Project
+from portal.tenants.selectors import current_schema
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -137,8 +137,7 @@ def ingest_job_reindex(*, document: Document, user: AnyUser | None) -> IngestJob
 def _enqueue(job: IngestJob) -> None:
     from kb.tasks import ingest_job
 
-    schema = getattr(connection, "schema_name", get_public_schema_name())
-    result = ingest_job.enqueue(schema_name=schema, job_id=job.pk)
+    result = ingest_job.enqueue(schema_name=current_schema(), job_id=job.pk)
     job.task_id = str(result.id)
     job.save(update_fields=["task_id"])
 

@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from kb.curation import ChangeOrigin
+from kb.curation import AuditContext, ChangeSource
 from kb.filters import SearchFilters
 from kb.models import Document, IngestJob
 from kb.selectors import document_list
@@ -150,7 +150,7 @@ def document_delete(request: HttpRequest, project_key: str, document_id: int) ->
     project = _project_get_editable(request, project_key)
     document_soft_delete(
         document=_document_in(request, project, document_id),
-        origin=ChangeOrigin(actor=request.user, via="service"),
+        origin=AuditContext(actor=request.user, source=ChangeSource.SERVICE),
     )
     return TemplateResponse(request, f"{PAGE}#document-list", _context(request, project))
 

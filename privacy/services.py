@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from portal.tenants.selectors import current_schema
 from privacy.registry import PERSONAL_DATA
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def user_data_export(*, user: User) -> dict[str, Any]:
         sections = {entry.key: entry.export(user) for entry in PERSONAL_DATA}
     return {
         "format": EXPORT_FORMAT,
-        "tenant": getattr(connection, "schema_name", ""),
+        "tenant": current_schema(),
         "exported_at": timezone.now().isoformat(),
         **sections,
     }

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from chat.prompt import NO_GROUNDED_ANSWER, Prompt, PromptSource
 from chat.providers.base import ProviderAnswer
 from kb.markup import to_prose
+from kb.models import STALE_STATUSES, CanonicalStatus, CanonicalType
 
 MAX_SENTENCES = 3
 MIN_SENTENCES = 2
@@ -37,7 +38,6 @@ CODE_KINDS = frozenset({"howto", "number", "duration"})
 # this close in meaning to the question (cosine): otherwise it is someone else's topic.
 REJECTED_WARNING_COSINE = 0.55
 logger = logging.getLogger(__name__)
-STALE_STATUSES = frozenset({"superseded", "deprecated", "archived"})
 
 STOPWORDS = frozenset(
     """a an and are as at be by can did do does for from how i if in into is it its me my of on
@@ -410,12 +410,12 @@ def _source_prior(source: PromptSource, *, asks_past: bool, about_incidents: boo
     prior = 0.4 * max(0.0, min(hit.quality_score, 1.0)) + 0.3 / (1 + source.n)
     if source.block == "related":
         prior -= 0.3  # neighbours complete an answer; they rarely carry it
-    if hit.canonical_type == "project-index":
+    if hit.canonical_type == CanonicalType.PROJECT_INDEX:
         prior -= 0.6  # index pages are lists of links, not answers
-    if hit.canonical_type == "incident" and not (asks_past or about_incidents):
+    if hit.canonical_type == CanonicalType.INCIDENT and not (asks_past or about_incidents):
         prior -= 0.2  # a postmortem tells what was true then, not how things are now
     status = hit.canonical_status
-    if status == "accepted":
+    if status == CanonicalStatus.ACCEPTED:
         prior += 0.2
     elif status in STALE_STATUSES:
         # a question about how things used to be may quote history (labelled as such)
@@ -440,8 +440,8 @@ def _kind_bonus(kind: str, unit: Unit, source: PromptSource) -> float:
     if kind == "yesno":
         return 0.2 if _MODAL.search(text) else 0.0
     if kind in ("what", "howto"):
-        decided = unit.decision and source.hit.canonical_type == "decision"
-        accepted = source.hit.canonical_status == "accepted"
+        decided = unit.decision and source.hit.canonical_type == CanonicalType.DECISION
+        accepted = source.hit.canonical_status == CanonicalStatus.ACCEPTED
         return 0.3 if decided and accepted else 0.0
     return 0.0
 
@@ -522,7 +522,7 @@ class ExtractiveProvider:
             if s.block != "rejected" or s.hit.document_id in topical_rejected
         ]
         # index pages list links to answers; quote them only when nothing else was found
-        substantive = [s for s in usable if s.hit.canonical_type != "project-index"]
+        substantive = [s for s in usable if s.hit.canonical_type != CanonicalType.PROJECT_INDEX]
         units = [
             (source, unit)
             for source in substantive or usable
@@ -589,7 +589,7 @@ class ExtractiveProvider:
         seen: set[int] = set()
         for source in sources:
             hit = source.hit
-            if hit.canonical_type != "decision" or hit.document_id in seen:
+            if hit.canonical_type != CanonicalType.DECISION or hit.document_id in seen:
                 continue
             seen.add(hit.document_id)
             named = any(i in hit.title.lower() for i in identifiers)

@@ -10,11 +10,12 @@ from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from kb.models import STALE_STATUSES
+
 register = template.Library()
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _CODE = re.compile(r"`([^`\n]+)`")  # inline code spans of the answer (already escaped)
-STALE_STATUSES = {"superseded", "deprecated", "archived"}
 
 
 @register.filter

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from kb.models import CanonicalStatus, CanonicalType
+from kb.models import STALE_STATUSES, CanonicalType
 from kb.retrieval.sql import Scope, best_chunk_per_document
 from kb.retrieval.types import Candidate
-
-# A rejection that was itself superseded or retired no longer speaks for the team.
-INACTIVE_STATUSES: tuple[str, ...] = (
-    CanonicalStatus.SUPERSEDED,
-    CanonicalStatus.DEPRECATED,
-    CanonicalStatus.ARCHIVED,
-)
 
 
 def pick_rejected(
@@ -44,11 +37,12 @@ def inject(
     """Visible rejected-approach documents whose best chunk has cosine >= the floor."""
     if vector is None or max_docs <= 0:
         return []
+    # a rejection that was itself superseded or retired no longer speaks for the team
     candidates = best_chunk_per_document(
         scope=scope,
         vector=vector,
         where="d.canonical_type = %s AND coalesce(d.canonical_status, '') <> ALL(%s)",
-        params=(CanonicalType.REJECTED_APPROACH.value, [str(s) for s in INACTIVE_STATUSES]),
+        params=(CanonicalType.REJECTED_APPROACH.value, sorted(STALE_STATUSES)),
     )
     return pick_rejected(
         candidates, min_similarity=min_similarity, max_docs=max_docs, exclude=exclude

@@ -21,6 +21,8 @@ from typing import Generic, TypeVar
 
 from django.db import DatabaseError, close_old_connections, connection
 
+from portal.tenants.selectors import current_schema
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -51,7 +53,7 @@ def _in_tenant(tenant: object, work: Callable[[], T]) -> T:
     close_at = connection.close_at
     if connection.errors_occurred or (close_at is not None and time.monotonic() >= close_at):
         close_old_connections()
-    if getattr(connection, "schema_name", None) != getattr(tenant, "schema_name", None):
+    if current_schema() != getattr(tenant, "schema_name", None):
         connection.set_tenant(tenant)  # type: ignore[attr-defined]  # django-tenants' wrapper
     return work()
 

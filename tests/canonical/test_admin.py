@@ -9,7 +9,8 @@ import pytest
 from django.utils import timezone
 
 from canonical import services
-from canonical.models import AuditContext, RecordChange
+from canonical.models import RecordChange
+from kb.curation import AuditContext
 from kb.models import Chunk, Document, Edge
 from tests.canonical.conftest import make_doc
 from tests.conftest import make_user

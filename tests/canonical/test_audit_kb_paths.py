@@ -9,7 +9,7 @@ import json
 import pytest
 
 from canonical.models import RecordChange
-from kb.curation import ChangeOrigin
+from kb.curation import AuditContext, ChangeSource
 from kb.models import Document
 from kb.services import IngestItem, documents_ingest_many
 from portal.access.models import Project
@@ -87,7 +87,7 @@ def test_bulk_ingest_audits_a_status_change_once(alpha):
             for n in range(3)
         ]
         outcomes = documents_ingest_many(
-            project=project, items=items, origin=ChangeOrigin(via="cli")
+            project=project, items=items, origin=AuditContext(actor=None, source=ChangeSource.CLI)
         )
         assert {outcome.status for outcome in outcomes} <= {"created", "updated"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from canonical import services
-from canonical.models import AuditContext
+from kb.curation import AuditContext
 from kb.retrieval import search
 from kb.services import document_ingest
 from portal.access.services import project_ensure

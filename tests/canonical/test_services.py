@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from canonical import services
-from canonical.models import AuditContext, AuditTrailError, RecordChange
+from canonical.models import AuditTrailError, RecordChange
 from canonical.transitions import InvalidSuccessor, InvalidTransition, InvalidValue, NotEditable
+from kb.curation import AuditContext
 from kb.models import Document, Edge
 from tests.canonical.conftest import make_doc
 from tests.conftest import make_user

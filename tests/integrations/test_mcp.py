@@ -27,9 +27,9 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from rest_framework.throttling import ScopedRateThrottle
 
-from canonical.models import AuditContext, ChangeSource
 from canonical.services import record_set_priority
 from chat.models import ChatLog, ContentGap, Conversation
+from kb.curation import AuditContext, ChangeSource
 from kb.models import Document
 from kb.services import document_ingest
 from portal.access.models import Project

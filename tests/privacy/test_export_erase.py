@@ -11,11 +11,12 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from canonical.models import AuditContext, ChangeSource, RecordChange
+from canonical.models import RecordChange
 from canonical.services import record_set_priority
 from chat.feedback import feedback_give
 from chat.models import ChatLog, Conversation, Message
 from chat.services import message_send
+from kb.curation import AuditContext, ChangeSource
 from kb.filters import SearchFilters
 from kb.models import Document
 from kb.services import document_ingest

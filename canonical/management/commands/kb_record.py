@@ -10,8 +10,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from canonical import services
-from canonical.models import AuditContext, ChangeSource
 from canonical.transitions import CurationError
+from kb.curation import AuditContext, ChangeSource
 from kb.models import Document
 from portal.commands import command_tenant
 

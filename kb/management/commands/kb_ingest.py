@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from kb.curation import ChangeOrigin
+from kb.curation import AuditContext, ChangeSource
 from kb.embeddings import EmbeddingError
 from kb.ingestion.extract import detect_source_type
 from kb.ingestion.prepare import SourceTooLarge
@@ -22,7 +22,7 @@ from kb.services import IngestItem, IngestOutcome, documents_ingest_many, ingest
 from portal.access.services import AccessError, project_ensure
 from portal.commands import command_tenant
 
-CLI_ORIGIN = ChangeOrigin(via="cli")
+CLI_ORIGIN = AuditContext(actor=None, source=ChangeSource.CLI)
 
 
 def _loader(path: Path) -> Callable[[], bytes]:
