@@ -2,9 +2,10 @@
 
     EMBEDDED_DB_DIR=... DEBUG=1 .venv/bin/python benchmarks/retrieval_tune.py --tenant bench \
         --beir ../shared/bench/scifact --split train \
-        '{}' '{"FUSION_METHOD": "rrf"}' '{"RERANK_KEYWORD_WEIGHT": 0.35}'
+        '{}' '{"FUSION_METHOD": "rrf"}' '{"weights": {"keyword": 0.35}}'
 
-Each JSON argument is a settings.KB override; prints hybrid ndcg@10 / recall@10 per config.
+Each JSON argument is a settings.KB override, with `weights` replacing fields of
+kb.retrieval.weights.WEIGHTS for that run; prints hybrid ndcg@10 / recall@10 per config.
 Run `kb_benchmark --beir` once first so the corpus is ingested.
 """
 
@@ -14,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -29,7 +31,7 @@ from django_tenants.utils import schema_context  # noqa: E402
 from kb.evaluation.datasets import load_beir  # noqa: E402
 from kb.evaluation.runner import embed_queries, run_modes  # noqa: E402
 from kb.models import Document  # noqa: E402
-from kb.retrieval import SearchFilters  # noqa: E402
+from kb.retrieval import SearchFilters, weights  # noqa: E402
 from portal.commands import acting_user  # noqa: E402
 
 
@@ -47,6 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     dataset = load_beir(args.beir, split=args.split)
     base = dict(settings.KB)
+    default_weights = weights.WEIGHTS
     with schema_context(args.tenant):
         user = acting_user(None)
         key = f"beir-{dataset.name}"
@@ -58,7 +61,9 @@ def main() -> None:
         }
         vectors = embed_queries(dataset.queries)
         for config in args.configs:
-            settings.KB = {**base, **json.loads(config)}
+            override = json.loads(config)
+            weights.WEIGHTS = replace(default_weights, **override.pop("weights", {}))
+            settings.KB = {**base, **override}
             results = run_modes(
                 user=user,
                 queries=dataset.queries,

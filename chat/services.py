@@ -56,6 +56,9 @@ REFUSAL_MESSAGES = {
     ),
 }
 TITLE_CHARS = 80
+# Below the cosine bar, a primary chunk must hold this share of the question's IDF-weighted
+# words: a question about a deleted document is not answered from weak matches.
+GROUNDING_MIN_SUPPORT = 0.20
 NORMALISED_MAX = 1000
 
 
@@ -122,7 +125,7 @@ def is_supported(question: str, result: SearchResult) -> bool:
         chunk_ids=[hit.chunk_id for hit in result.primary],
         language=settings.KB["FTS_LANGUAGE"],
     )
-    return support >= float(settings.CHAT["GROUNDING_MIN_SUPPORT"])
+    return support >= GROUNDING_MIN_SUPPORT
 
 
 def content_gap_record(*, question: str, project_keys: list[str]) -> None:

@@ -354,47 +354,24 @@ KB: dict[str, Any] = {
     "WORKER_POLL_SECONDS": env_float("KB_WORKER_POLL_SECONDS", 1.0),
     # Retrieval arms
     "FTS_LANGUAGE": env_str("KB_FTS_LANGUAGE", "english"),
-    "HYBRID_SEARCH_ENABLED": env_bool("KB_HYBRID_SEARCH_ENABLED", True),
     "DEFAULT_LIMIT": env_int("KB_DEFAULT_LIMIT", 8),
     "MAX_LIMIT": env_int("KB_MAX_LIMIT", 100),
-    "CANDIDATE_MULTIPLIER": env_int("KB_CANDIDATE_MULTIPLIER", 3),
     "HNSW_EF_SEARCH": env_int("KB_HNSW_EF_SEARCH", 80),
     # Hybrid: the semantic arm runs on a second connection while the keyword arm runs
     # (outside transactions; one extra database connection per process)
     "PARALLEL_ARMS": env_bool("KB_PARALLEL_ARMS", True),
     "QUERY_MAX_CHARS": env_int("KB_QUERY_MAX_CHARS", 10_000),
-    # Fusion: rerank_weighted_sum | rrf | semantic_only
+    # Fusion: rerank_weighted_sum | rrf | semantic_only (the weights of each: kb/retrieval/weights.py)
     "FUSION_METHOD": env_str("KB_FUSION_METHOD", "rerank_weighted_sum"),
-    "RRF_K": env_int("KB_RRF_K", 60),
-    "HYBRID_SEMANTIC_WEIGHT": env_float("KB_HYBRID_SEMANTIC_WEIGHT", 0.70),
-    "HYBRID_FTS_WEIGHT": env_float("KB_HYBRID_FTS_WEIGHT", 0.30),
-    # Weighted-sum reranker (signals min-max normalised when RERANK_NORMALIZE_SCORES)
-    "RERANK_NORMALIZE_SCORES": env_bool("KB_RERANK_NORMALIZE_SCORES", True),
-    "RERANK_VECTOR_WEIGHT": env_float("KB_RERANK_VECTOR_WEIGHT", 0.55),
-    "RERANK_KEYWORD_WEIGHT": env_float("KB_RERANK_KEYWORD_WEIGHT", 0.25),
-    "RERANK_HEADING_WEIGHT": env_float("KB_RERANK_HEADING_WEIGHT", 0.05),
-    "RERANK_TAG_OVERLAP_WEIGHT": env_float("KB_RERANK_TAG_OVERLAP_WEIGHT", 0.05),
-    "RERANK_PREAMBLE_WEIGHT": env_float("KB_RERANK_PREAMBLE_WEIGHT", 0.05),
-    "RERANK_RECENCY_WEIGHT": env_float("KB_RERANK_RECENCY_WEIGHT", 0.02),
-    "RERANK_RECENCY_HALF_LIFE_DAYS": env_float("KB_RERANK_RECENCY_HALF_LIFE_DAYS", 180.0),
-    "RERANK_STATUS_WEIGHT": env_float("KB_RERANK_STATUS_WEIGHT", 0.02),
-    "RERANK_MENTION_BOOST_WEIGHT": env_float("KB_RERANK_MENTION_BOOST_WEIGHT", 0.50),
     # Identifiers named in a query (ADR-0005, GW-4021, env vars, slugs): their documents join
     # the candidates with the mention boost; one contained in more documents singles none out.
     "IDENTIFIER_BOOST_ENABLED": env_bool("KB_IDENTIFIER_BOOST_ENABLED", True),
     "IDENTIFIER_MAX_DOCS": env_int("KB_IDENTIFIER_MAX_DOCS", 8),
     "IDENTIFIER_MAX_CHUNKS": env_int("KB_IDENTIFIER_MAX_CHUNKS", 12),
-    # Canonical trust gradient
-    "CANONICAL_PRIORITY_WEIGHT": env_float("KB_CANONICAL_PRIORITY_WEIGHT", 0.001),
-    "CANONICAL_SUPERSEDED_PENALTY": env_float("KB_CANONICAL_SUPERSEDED_PENALTY", 0.40),
-    "CANONICAL_DEPRECATED_PENALTY": env_float("KB_CANONICAL_DEPRECATED_PENALTY", 0.40),
-    "CANONICAL_ARCHIVED_PENALTY": env_float("KB_CANONICAL_ARCHIVED_PENALTY", 0.60),
-    "CANONICAL_AUTO_TIER_PENALTY": env_float("KB_CANONICAL_AUTO_TIER_PENALTY", 0.02),
     # Threshold, diversification, runner-ups
     "MIN_SIMILARITY": env_float("KB_MIN_SIMILARITY", 0.30),
     "MAX_CHUNKS_PER_DOC": env_int("KB_MAX_CHUNKS_PER_DOC", 3),
     "RUNNER_UP_MAX": env_int("KB_RUNNER_UP_MAX", 15),
-    "RUNNER_UP_MIN_SIMILARITY": env_float("KB_RUNNER_UP_MIN_SIMILARITY", 0.20),
     # Graph expansion (1 hop) and rejected-approach injection
     "GRAPH_EXPANSION_ENABLED": env_bool("KB_GRAPH_EXPANSION_ENABLED", True),
     "GRAPH_EXPANSION_EDGE_TYPES": env_list(
@@ -403,11 +380,7 @@ KB: dict[str, Any] = {
     ),
     "GRAPH_EXPANSION_MAX_NODES": env_int("KB_GRAPH_EXPANSION_MAX_NODES", 20),
     "REJECTED_INJECTION_ENABLED": env_bool("KB_REJECTED_INJECTION_ENABLED", True),
-    "REJECTED_MIN_SIMILARITY": env_float("KB_REJECTED_MIN_SIMILARITY", 0.40),
     "REJECTED_INJECTION_MAX_DOCS": env_int("KB_REJECTED_INJECTION_MAX_DOCS", 3),
-    # meta.relevance_level from the top quality_score
-    "RELEVANCE_HIGH": env_float("KB_RELEVANCE_HIGH", 0.60),
-    "RELEVANCE_MEDIUM": env_float("KB_RELEVANCE_MEDIUM", 0.40),
 }
 
 # --- Curation ------------------------------------------------------------------------------
@@ -427,10 +400,14 @@ CHAT: dict[str, Any] = {
     "SEARCH_LIMIT": env_int("KB_CHAT_SEARCH_LIMIT", 12),
     # The offline answer embeds this many best-by-words units to judge them by meaning too.
     "EXTRACTIVE_EMBED_UNITS": env_int("KB_CHAT_EXTRACTIVE_EMBED_UNITS", 12),
-    "GROUNDING_MIN_SCORE": env_float("KB_GROUNDING_MIN_SCORE", 0.25),
-    "GROUNDING_MIN_COSINE": env_float("KB_GROUNDING_MIN_COSINE", 0.45),
-    # ...and below that cosine, the share of the question's IDF-weighted words one chunk holds.
-    "GROUNDING_MIN_SUPPORT": env_float("KB_GROUNDING_MIN_SUPPORT", 0.20),
+    # The grounding gate: below both, a question is refused before any provider is called.
+    # (KB_GROUNDING_MIN_SCORE / KB_GROUNDING_MIN_COSINE, the names until this release, still read.)
+    "GROUNDING_MIN_SCORE": env_float(
+        "KB_CHAT_GROUNDING_MIN_SCORE", env_float("KB_GROUNDING_MIN_SCORE", 0.25)
+    ),
+    "GROUNDING_MIN_COSINE": env_float(
+        "KB_CHAT_GROUNDING_MIN_COSINE", env_float("KB_GROUNDING_MIN_COSINE", 0.45)
+    ),
     "PROMPT_TIMEZONE": env_str("KB_PROMPT_TIMEZONE", "UTC"),
     "QUESTION_MAX_CHARS": env_int("KB_QUESTION_MAX_CHARS", 10_000),
 }

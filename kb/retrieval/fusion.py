@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 
-from kb.retrieval.rerank import Weights, min_max, rank, trust_adjustment, weighted_sum
+from kb.retrieval.rerank import min_max, rank, trust_adjustment, weighted_sum
 from kb.retrieval.types import Candidate, Scored
+from kb.retrieval.weights import Weights
 
 FUSION_METHODS: tuple[str, ...] = ("rerank_weighted_sum", "rrf", "semantic_only")
 # Internal: what keyword mode (or a failed embedding) ranks by; not a configurable method.

@@ -17,6 +17,7 @@ from kb.embeddings.spaces import forget_active_spaces
 from kb.models import Document
 from kb.retrieval import parallel
 from kb.retrieval import query as query_text
+from kb.retrieval import weights as tuning
 from kb.retrieval.arms import keyword_arm, semantic_arm
 from kb.retrieval.diversify import passes_floor, select
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError
@@ -25,7 +26,6 @@ from kb.retrieval.fusion import FUSION_METHODS, KEYWORD_ONLY, fuse, merge_arms
 from kb.retrieval.identifiers import identifier_candidates
 from kb.retrieval.inject import inject, pick_rejected
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
-from kb.retrieval.rerank import Weights
 from kb.retrieval.sql import Scope, space_changed
 from kb.retrieval.types import (
     DEGRADED_EMBEDDING,
@@ -176,11 +176,10 @@ def _search(
     if fusion_method not in FUSION_METHODS:
         fusion_method = "rerank_weighted_sum"
         logger.warning("Unknown KB FUSION_METHOD; using rerank_weighted_sum")
-    weights = Weights.from_settings(kb)
     all_mentions = (*query_text.mentions(query), *(m.lower() for m in mentions))
     arm_query = query_text.strip_mentions(query)
     scope = Scope.for_documents(Document.objects.visible_filtered(user, filters))
-    k = kb["CANDIDATE_MULTIPLIER"] * limit
+    k = tuning.CANDIDATE_MULTIPLIER * limit
     degraded: list[str] = []
 
     vector = list(query_vector) if query_vector is not None else None
@@ -196,9 +195,7 @@ def _search(
             degraded.append(DEGRADED_EMBEDDING)  # typed: the provider detail is for the log only
 
     want_semantic = mode in ("hybrid", "dense") and vector is not None
-    want_keyword = (mode == "keyword") or (
-        mode == "hybrid" and kb["HYBRID_SEARCH_ENABLED"] and fusion_method != "semantic_only"
-    )
+    want_keyword = (mode == "keyword") or (mode == "hybrid" and fusion_method != "semantic_only")
     if vector is None:
         want_keyword = True  # the only arm left
 
@@ -217,7 +214,7 @@ def _search(
         return inject(
             scope=scope,
             vector=vector,
-            min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+            min_similarity=tuning.REJECTED_MIN_SIMILARITY,
             max_docs=kb["REJECTED_INJECTION_MAX_DOCS"] + limit,
             exclude=(),
         )
@@ -285,11 +282,11 @@ def _search(
         candidates,
         method=method,
         query=arm_query,
-        weights=weights,
+        weights=tuning.WEIGHTS,
         now=timezone.now(),
-        rrf_k=kb["RRF_K"],
-        semantic_weight=kb["HYBRID_SEMANTIC_WEIGHT"],
-        keyword_weight=kb["HYBRID_FTS_WEIGHT"],
+        rrf_k=tuning.RRF_K,
+        semantic_weight=tuning.RRF_SEMANTIC_WEIGHT,
+        keyword_weight=tuning.RRF_KEYWORD_WEIGHT,
         mentions=all_mentions,
     )
     selection = select(
@@ -298,7 +295,7 @@ def _search(
         min_similarity=floor,
         max_per_doc=kb["MAX_CHUNKS_PER_DOC"],
         runner_up_max=kb["RUNNER_UP_MAX"],
-        runner_up_floor=None if floor is None else min(floor, kb["RUNNER_UP_MIN_SIMILARITY"]),
+        runner_up_floor=None if floor is None else min(floor, tuning.RUNNER_UP_MIN_SIMILARITY),
         exempt_from_floor=exempt,
     )
 
@@ -323,7 +320,7 @@ def _search(
         )
     rejected = pick_rejected(
         rejected_pool,
-        min_similarity=kb["REJECTED_MIN_SIMILARITY"],
+        min_similarity=tuning.REJECTED_MIN_SIMILARITY,
         max_docs=kb["REJECTED_INJECTION_MAX_DOCS"],
         exclude=primary_docs,
     )
@@ -383,7 +380,7 @@ def _search(
             "max_score_used": primary_hits[0].score if primary_hits else None,
         },
         "relevance_level": relevance_level(
-            top_quality, high=kb["RELEVANCE_HIGH"], medium=kb["RELEVANCE_MEDIUM"]
+            top_quality, high=tuning.RELEVANCE_HIGH, medium=tuning.RELEVANCE_MEDIUM
         ),
         "mode": mode,
         "degraded": degraded,

@@ -4,55 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from kb import words
 from kb.models import CanonicalStatus, EvidenceTier, GenerationSource
 from kb.retrieval.types import Candidate, Scored
-
-
-@dataclass(frozen=True, kw_only=True)
-class Weights:
-    """Reranker weights and trust-gradient numbers, read from settings.KB at call time."""
-
-    vector: float = 0.55
-    keyword: float = 0.25
-    heading: float = 0.05
-    tags: float = 0.05
-    preamble: float = 0.05
-    recency: float = 0.02
-    recency_half_life_days: float = 180.0
-    status: float = 0.02
-    mention: float = 0.50
-    priority: float = 0.001
-    superseded_penalty: float = 0.40
-    deprecated_penalty: float = 0.40
-    archived_penalty: float = 0.60
-    auto_tier_penalty: float = 0.02
-    normalize: bool = True
-
-    @classmethod
-    def from_settings(cls, kb: Mapping[str, Any]) -> Weights:
-        """Build from the KB settings dict (names as in portal/settings.py)."""
-        return cls(
-            vector=kb["RERANK_VECTOR_WEIGHT"],
-            keyword=kb["RERANK_KEYWORD_WEIGHT"],
-            heading=kb["RERANK_HEADING_WEIGHT"],
-            tags=kb["RERANK_TAG_OVERLAP_WEIGHT"],
-            preamble=kb["RERANK_PREAMBLE_WEIGHT"],
-            recency=kb["RERANK_RECENCY_WEIGHT"],
-            recency_half_life_days=kb["RERANK_RECENCY_HALF_LIFE_DAYS"],
-            status=kb["RERANK_STATUS_WEIGHT"],
-            mention=kb["RERANK_MENTION_BOOST_WEIGHT"],
-            priority=kb["CANONICAL_PRIORITY_WEIGHT"],
-            superseded_penalty=kb["CANONICAL_SUPERSEDED_PENALTY"],
-            deprecated_penalty=kb["CANONICAL_DEPRECATED_PENALTY"],
-            archived_penalty=kb["CANONICAL_ARCHIVED_PENALTY"],
-            auto_tier_penalty=kb["CANONICAL_AUTO_TIER_PENALTY"],
-            normalize=kb["RERANK_NORMALIZE_SCORES"],
-        )
+from kb.retrieval.weights import Weights
 
 
 def min_max(values: Sequence[float | None]) -> list[float]:
@@ -139,11 +96,7 @@ def weighted_sum(
     mentioned = {slug.lower() for slug in mentions}
     cosines = [c.cosine for c in candidates]
     keywords = [c.keyword_score for c in candidates]
-    if weights.normalize:
-        vector_signal, keyword_signal = min_max(cosines), min_max(keywords)
-    else:
-        vector_signal = [min(1.0, max(0.0, v or 0.0)) for v in cosines]
-        keyword_signal = [min(1.0, max(0.0, v or 0.0)) for v in keywords]
+    vector_signal, keyword_signal = min_max(cosines), min_max(keywords)
 
     scored: list[Scored] = []
     for index, candidate in enumerate(candidates):

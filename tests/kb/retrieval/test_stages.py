@@ -12,8 +12,9 @@ from kb.retrieval import query as query_text
 from kb.retrieval.diversify import cap_per_document, select
 from kb.retrieval.fusion import fuse, merge_arms, rrf_scores
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
-from kb.retrieval.rerank import Weights, min_max, recency, weighted_sum
+from kb.retrieval.rerank import min_max, recency, weighted_sum
 from kb.retrieval.types import Candidate, Scored
+from kb.retrieval.weights import Weights
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 WEIGHTS = Weights()
