@@ -12,7 +12,7 @@ from portal import api, views
 from portal.admin_site import site as admin_site
 
 urlpatterns = [
-    path("", include("chat.urls_home")),
+    path("", include("chat.urls_start")),
     path("healthz", views.healthz, name="healthz"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -1,4 +1,6 @@
-"""The tenant home: a start page that leads to asking, searching and curating."""
+"""The start page of a tenant (mounted at /): the ask box first, then what leads on to searching
+and curating. It reads chat, kb and access data, so it lives in the chat app (portal imports
+none of the apps)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ TOP_GAPS = 5
 
 @login_required
 @require_GET
-def home(request: HttpRequest) -> HttpResponse:
+def start_page(request: HttpRequest) -> HttpResponse:
     """Ask box, the user's projects with document counts, recent conversations, and for
     editors the open feedback and content gaps waiting for them."""
     user = request.user
@@ -37,4 +39,4 @@ def home(request: HttpRequest) -> HttpResponse:
             list(content_gaps_for(user=user).filter(resolved=False)[:TOP_GAPS]) if is_editor else []
         ),
     }
-    return TemplateResponse(request, "portal/home.html", context)
+    return TemplateResponse(request, "chat/start.html", context)
