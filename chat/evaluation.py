@@ -2,9 +2,15 @@
 
 The twin of kb_benchmark for answers. A gold set is JSONL, one question per line:
 `{"q", "facts": [["phrasing", "alternative"], ...], "slugs": [...], "refuse": bool,
-"conversation": "id"?}`. Follow-ups sharing a `conversation` run in one conversation, in file
-order. Scores: fact recall, gold-citation rate, citation precision, refusal accuracy, stale
-leaks and latency, for whichever answer provider is configured or named.
+"conversation": "id"?, "kind": "..."?, "stale": ["an outdated value", ...]?}`. Follow-ups
+sharing a `conversation` run in one conversation, in file order. Scores: fact recall (each
+phrasing matched on word boundaries: "SES" is not found in "uses"), gold-citation rate,
+citation precision, refusal accuracy, stale leaks and latency, overall and per `kind`, for
+whichever answer provider is configured or named.
+
+A stale leak is a sentence that states an outdated value as current: it cites a superseded,
+deprecated or archived source without saying so, or it states one of the question's `stale`
+values without marking it as history or as a disagreement with the record.
 """
 
 from __future__ import annotations
@@ -29,6 +35,13 @@ _STATUS_WORDS = re.compile(
     r"\b(superseded|deprecated|archived|no longer|replaced|formerly|used to|historical)\b",
     re.IGNORECASE,
 )
+# ...and for a stale value, one of these says it is history or someone else's claim.
+_HISTORY_OR_DISAGREEMENT = re.compile(
+    r"\b(superseded|deprecated|archived|no longer|replaced|formerly|previously|used to|"
+    r"historical|was|were|until|earlier|before|old|outdated|draft|proposed|planned|"
+    r"disagree\w*|differ\w*|contradict\w*|but|however|whereas|instead|not)\b",
+    re.IGNORECASE,
+)
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=\])\s+(?=[A-Z⚠])")
 
@@ -44,6 +57,8 @@ class GoldQuestion:
     slugs: tuple[str, ...] = ()
     refuse: bool = False
     conversation: str | None = None
+    kind: str = ""
+    stale: tuple[str, ...] = ()
     line: int = 0
 
 
@@ -71,6 +86,7 @@ class QuestionScore:
             "gold_cited": self.gold_cited,
             "stale_leak": self.stale_leak,
             "latency_ms": round(self.latency_ms, 1),
+            "kind": self.question.kind,
         }
 
 
@@ -97,6 +113,7 @@ class BenchmarkReport:
         return {
             "provider": self.provider,
             "metrics": self.metrics,
+            "by_kind": summarise_by_kind(list(self.scores)),
             "questions": [s.to_dict() for s in self.scores],
         }
 
@@ -116,6 +133,8 @@ def load_answer_goldset(path: Path) -> list[GoldQuestion]:
                     slugs=tuple(str(slug) for slug in record.get("slugs", [])),
                     refuse=bool(record.get("refuse", False)),
                     conversation=record.get("conversation"),
+                    kind=str(record.get("kind") or ""),
+                    stale=tuple(str(value) for value in record.get("stale", [])),
                     line=number,
                 )
             except (ValueError, KeyError, TypeError) as exc:
@@ -142,21 +161,35 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+def _phrase_pattern(phrasing: str) -> re.Pattern[str]:
+    """The normalised phrasing as a whole word (or words): a word character at either end
+    must not continue into the answer's next or previous character."""
+    phrase = normalise(phrasing)
+    start = r"(?<!\w)" if phrase[:1].isalnum() or phrase[:1] == "_" else ""
+    end = r"(?!\w)" if phrase[-1:].isalnum() or phrase[-1:] == "_" else ""
+    return re.compile(start + re.escape(phrase) + end)
+
+
 def fact_found(answer: str, phrasings: Iterable[str]) -> bool:
-    """Whether any acceptable phrasing of a fact appears in the answer."""
+    """Whether any acceptable phrasing of a fact appears in the answer, on word boundaries."""
     flat = normalise(answer)
-    return any(normalise(p) in flat for p in phrasings)
+    return any(_phrase_pattern(p).search(flat) for p in phrasings if normalise(p))
 
 
-def stale_leak(answer: str, citations: list[dict[str, Any]]) -> bool:
-    """A sentence citing a superseded/deprecated/archived source without saying so."""
+def stale_leak(
+    answer: str, citations: list[dict[str, Any]], stale_values: Iterable[str] = ()
+) -> bool:
+    """A sentence citing a superseded/deprecated/archived source without saying so, or
+    stating an outdated value without marking it as history or a disagreement."""
     stale = {c["n"] for c in citations if (c.get("canonical_status") or "") in STALE_STATUSES}
-    if not stale:
-        return False
+    values = [v for v in stale_values if normalise(v)]
     for sentence in _SENTENCE.split(answer):
         cited = {int(n) for n in _CITATION.findall(sentence)}
         if cited & stale and not _STATUS_WORDS.search(sentence):
             return True
+        if any(fact_found(sentence, [v]) for v in values):
+            if not _HISTORY_OR_DISAGREEMENT.search(sentence):
+                return True
     return False
 
 
@@ -173,7 +206,7 @@ def score_turn(question: GoldQuestion, turn: TurnResult, latency_ms: float) -> Q
         facts_found=sum(fact_found(answer, fact) for fact in question.facts),
         refusal_correct=refused == question.refuse,
         gold_cited=bool(set(cited) & set(question.slugs)),
-        stale_leak=(not refused) and stale_leak(turn.answer, turn.citations),
+        stale_leak=(not refused) and stale_leak(turn.answer, turn.citations, question.stale),
         latency_ms=latency_ms,
     )
 
@@ -202,12 +235,26 @@ def summarise(scores: list[QuestionScore]) -> dict[str, float]:
         "gold_citation": ratio(sum(s.gold_cited for s in answerable), len(answerable)),
         "citation_precision": ratio(cited_gold, len(cited)),
         "refusal_accuracy": ratio(sum(s.refusal_correct for s in scores), len(scores)),
+        # of the questions that should be refused, how many were; of the rest, how many were not
+        "refusals_right": ratio(
+            sum(s.refusal_correct for s in scores if s.question.refuse),
+            len(scores) - len(answerable),
+        ),
+        "answered_right": ratio(sum(s.refusal_correct for s in answerable), len(answerable)),
         "stale_leaks": sum(s.stale_leak for s in scores),
         "p50_ms": round(statistics.median(latencies), 1) if latencies else 0.0,
         "p95_ms": round(latencies[max(0, round(0.95 * len(latencies)) - 1)], 1)
         if latencies
         else 0.0,
     }
+
+
+def summarise_by_kind(scores: list[QuestionScore]) -> dict[str, dict[str, float]]:
+    """The headline numbers per question kind (questions without a kind under "")."""
+    kinds: dict[str, list[QuestionScore]] = {}
+    for score in scores:
+        kinds.setdefault(score.question.kind, []).append(score)
+    return {kind: summarise(group) for kind, group in sorted(kinds.items())}
 
 
 def run_goldset(

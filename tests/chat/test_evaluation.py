@@ -43,6 +43,28 @@ def test_fact_matching_ignores_case_markup_and_dash_style():
     assert not fact_found("Failover is quick [1].", ["6-8 s", "six seconds"])
 
 
+def test_facts_are_matched_on_word_boundaries():
+    assert not fact_found("The notifier uses a queue [1].", ["SES"])
+    assert not fact_found("It takes a little while [1].", ["TTL"])
+    assert not fact_found("Retention is 350 days [1].", ["35 days"])
+    assert fact_found("Keys carry a TTL of 72 h [1].", ["TTL"])
+    assert fact_found("Costs €2,980 per blade [2].", ["2,980"])
+    assert fact_found("Run wsctl reset --site SOL [1].", ["wsctl reset"])
+
+
+def test_a_stale_value_stated_as_current_is_a_leak():
+    citations = [{"n": 1, "canonical_status": "accepted"}]
+    stale = ["14 days"]
+    assert stale_leak("The PITR window is 14 days [1].", citations, stale)
+    assert not stale_leak(
+        "The PITR window is 35 days [1]. Meeting notes say 14 days, but the runbook is the "
+        "accepted record [2].",
+        citations,
+        stale,
+    )
+    assert not stale_leak("The window was 14 days until March [1].", citations, stale)
+
+
 def test_a_stale_source_quoted_without_its_status_is_a_leak():
     citations = [
         {"n": 1, "canonical_status": "accepted"},

@@ -10,8 +10,15 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from chat.evaluation import GoldsetError, QuestionScore, load_answer_goldset, run_goldset
+from chat.evaluation import (
+    GoldsetError,
+    QuestionScore,
+    load_answer_goldset,
+    run_goldset,
+    summarise_by_kind,
+)
 from chat.providers import ProviderError, get_provider
+from portal.access.models import Membership, Project, Role
 from portal.commands import acting_user, command_tenant
 
 BENCH_USERNAME = "chat-benchmark"
@@ -20,10 +27,12 @@ COLUMNS = (
     "gold_citation",
     "citation_precision",
     "refusal_accuracy",
+    "refusals_right",
     "stale_leaks",
     "p50_ms",
     "p95_ms",
 )
+KIND_COLUMNS = ("questions", "fact_recall", "gold_citation", "refusal_accuracy", "stale_leaks")
 
 
 class _Rollback(Exception):
@@ -41,7 +50,9 @@ class Command(BaseCommand):
         parser.add_argument("--tenant", required=True, help="tenant schema")
         parser.add_argument("--goldset", required=True, type=Path, help="gold-set JSONL")
         parser.add_argument(
-            "--as-user", dest="as_user", help="answer as this user (default: sees everything)"
+            "--as-user",
+            dest="as_user",
+            help="answer as this user (default: a plain reader of every project of the tenant)",
         )
         parser.add_argument(
             "--provider",
@@ -52,6 +63,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--show-failures", action="store_true", help="print every question that lost a point"
         )
+        parser.add_argument("--by-kind", action="store_true", help="a table per question kind")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["goldset"].is_file():
@@ -79,6 +91,14 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{report.provider:<12}" + "".join(f"{report.metrics[c]:>20}" for c in COLUMNS)
             )
+        if options["by_kind"]:
+            for report in reports:
+                self.stdout.write(f"\n{report.provider}, by kind of question")
+                self.stdout.write(f"{'kind':<18}" + "".join(f"{c:>18}" for c in KIND_COLUMNS))
+                for kind, metrics in summarise_by_kind(list(report.scores)).items():
+                    self.stdout.write(
+                        f"{kind or '-':<18}" + "".join(f"{metrics[c]:>18}" for c in KIND_COLUMNS)
+                    )
         if options["show_failures"]:
             for report in reports:
                 for score in report.failures():
@@ -100,12 +120,17 @@ class Command(BaseCommand):
 
 
 def _acting_user(username: str | None) -> Any:
-    """The named active user, or a saved throwaway superuser (conversations need a user row;
-    it is rolled back with the run)."""
+    """The named active user, or a saved throwaway reader of every project (a plain reader,
+    as the people who ask; rolled back with the run)."""
     if username:
         return acting_user(username)
     User = get_user_model()
-    return User.objects.create(username=BENCH_USERNAME, is_superuser=True, is_active=True)
+    user = User.objects.create(username=BENCH_USERNAME, is_active=True)
+    Membership.objects.bulk_create(
+        Membership(user=user, project=project, role=Role.READER)
+        for project in Project.objects.all()
+    )
+    return user
 
 
 def _describe(provider: str, score: QuestionScore) -> str:
@@ -121,7 +146,7 @@ def _describe(provider: str, score: QuestionScore) -> str:
     if not q.refuse and not score.gold_cited:
         problems.append(f"cited={list(score.cited_slugs)} gold={list(q.slugs)}")
     if score.stale_leak:
-        problems.append("stale_leak")
+        problems.append(f"stale_leak{list(q.stale) if q.stale else ''}")
     return f"\n[{provider}] line {q.line}: {q.q}\n  {'; '.join(problems)}\n  > {score.answer}"
 
 
