@@ -1,8 +1,9 @@
 """Pure chunker: heading sections (H1-H3 breadcrumb), paragraph packing, hard cap, overlap.
 
 Every chunk's text is `overlap + slice`, where the slices tile the input exactly, so
-"".join(c.text[c.overlap_chars:] for c in chunks) == text. It is a generator: memory stays
-bounded by one section, whatever the input size.
+"".join(c.text[c.overlap_chars:] for c in chunks) == text. A table too large for one chunk is
+cut between rows, and each chunk that continues it starts with the table's header lines as
+its overlap. It is a generator: memory stays bounded by one section, whatever the input size.
 """
 
 from __future__ import annotations
@@ -192,6 +193,59 @@ def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         yield cursor, end
 
 
+def _is_table(block: str) -> bool:
+    lines = [line for line in block.splitlines() if line.strip()]
+    return len(lines) > 1 and all(line.lstrip().startswith("|") for line in lines)
+
+
+def _rows(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A table block line by line (each row keeps its newline; the last its blank lines)."""
+    cursor = start
+    while cursor < end:
+        newline = text.find("\n", cursor, end)
+        stop = end if newline == -1 else newline + 1
+        if not text[stop:end].strip():
+            stop = end
+        yield cursor, stop
+        cursor = stop
+
+
+def _units(text: str, start: int, end: int, budget: int) -> Iterator[tuple[int, int]]:
+    """Paragraph blocks, with a table too large for one chunk split between its rows."""
+    for block_start, block_end in _blocks(text, start, end):
+        block = text[block_start:block_end]
+        if estimate_tokens(block) > budget and _is_table(block):
+            yield from _rows(text, block_start, block_end)
+        else:
+            yield block_start, block_end
+
+
+def table_header(text: str, start: int) -> str:
+    """The header and separator lines of the Markdown table the line at `start` belongs to
+    ("" when that line is not a table row, or is the header itself)."""
+    if not text[start:].lstrip(" ").startswith("|"):
+        return ""
+    first = start
+    while first > 0:
+        line_start = text.rfind("\n", 0, first - 1) + 1
+        if not text[line_start:first].lstrip(" ").startswith("|"):
+            break
+        first = line_start
+    lines = text[first:start].splitlines(keepends=True)
+    if len(lines) < 2 or not SEPARATOR_ROW_RE.match(lines[1].strip()):
+        return ""
+    header = lines[0] + lines[1]
+    return header if header.endswith("\n") else header + "\n"
+
+
+SEPARATOR_ROW_RE = re.compile(r"^\|?\s*:?-{2,}")
+
+
+def _ends_in_table(piece: str) -> bool:
+    lines = [line for line in piece.splitlines() if line.strip()]
+    return bool(lines) and lines[-1].lstrip().startswith("|")
+
+
 def _pack(text: str, section: _Section, budget: int) -> Iterator[tuple[int, int, int]]:
     """Greedy packing of paragraph blocks into slices of at most `budget` tokens."""
     whole = estimate_tokens(text[section.start : section.end])
@@ -199,7 +253,7 @@ def _pack(text: str, section: _Section, budget: int) -> Iterator[tuple[int, int,
         yield section.start, section.end, whole
         return
     piece_start, tokens = section.start, 0
-    for block_start, block_end in _blocks(text, section.start, section.end):
+    for block_start, block_end in _units(text, section.start, section.end, budget):
         block_tokens = estimate_tokens(text[block_start:block_end])
         if block_tokens > budget:
             # Split from the pending blocks on, so a heading line or a short lead-in
@@ -265,7 +319,11 @@ def chunk_text(
             section_budget = max(MIN_WINDOW_BUDGET, min(budget, room))
         for start, end, tokens in _pack(text, section, section_budget):
             piece = text[start:end]
-            overlap = _overlap(previous, overlap_tokens) if previous else ""
+            # A piece that continues a table opens with the table's header instead of the
+            # previous piece's last words: every chunk of a table names its columns.
+            overlap = table_header(text, start) if previous else ""
+            if previous and not overlap and not _ends_in_table(previous):
+                overlap = _overlap(previous, overlap_tokens)  # (a table's rows are no lead-in)
             yield ChunkDraft(
                 chunk_order=order,
                 heading_path=section.heading_path[:1000],

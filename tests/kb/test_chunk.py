@@ -130,3 +130,22 @@ def test_chunks_fit_the_embedding_window_with_breadcrumb_and_overlap():
     # the title line opens the first chunk instead of becoming a chunk of its own
     assert windowed[0].text.startswith("# A long abstract title") and "finding0" in windowed[0].text
     assert rebuild(windowed) == text
+
+
+def test_a_long_table_is_cut_between_rows_and_every_chunk_names_its_columns():
+    header = "| Part no | Description | Unit price (EUR) | Lead time (weeks) |\n| --- | --- | --- | --- |\n"
+    rows = "".join(
+        f"| NV-{10000 + i} | Pitch bearing seal kit number {i} | {1000 + i} | {i % 12 + 1} |\n"
+        for i in range(60)
+    )
+    text = f"# Price list\n\nPrices in EUR.\n\n{header}{rows}\nOrder through FieldDesk.\n"
+    chunks = list(chunk_text(text, target_tokens=120, max_tokens=200, overlap_tokens=32))
+    assert len(chunks) > 3
+    assert "".join(c.text[c.overlap_chars :] for c in chunks) == text  # the slices still tile
+    table_chunks = [c for c in chunks if "| NV-" in c.text]
+    for chunk in table_chunks:
+        lines = [line for line in chunk.text.splitlines() if line.startswith("|")]
+        assert lines[0].startswith("| Part no"), chunk.text[:200]  # the header opens it
+        assert all(line.endswith("|") for line in lines)  # no row is cut in half
+    for chunk in table_chunks[1:]:
+        assert chunk.text.startswith(header)
