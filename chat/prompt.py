@@ -5,12 +5,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from zoneinfo import ZoneInfo
 
 from kb import markup
 from kb.models import CanonicalType
 from kb.retrieval.types import SearchHit, SearchResult
+
+if TYPE_CHECKING:
+    from chat.answers.evidence import EvidenceBrief
 
 Block = Literal["context", "related", "rejected"]
 
@@ -36,6 +39,9 @@ Answer ONLY from the numbered sources in the prompt. Rules:
 7. Write plain sentences: no markdown, no [[wikilinks]] (name a document by its title), and
    copy identifiers (error codes, settings, ADR numbers) exactly as the source writes them.
 8. Lead with the fact the question asks for (the number, the name, the decision, yes or no).
+9. Follow the "## Evidence brief": state the trusted source's value first; name each
+   disagreement it lists in one sentence with both citations; never state a superseded,
+   deprecated or archived value as current (say what replaced it).
 Be brief: a few sentences or a short list."""
 
 
@@ -63,6 +69,7 @@ class Prompt:
     now: dt.datetime
     previous_question: str = ""  # set when the question reads as a follow-up to it
     link_titles: dict[str, str] = field(default_factory=dict)  # [[slug]] -> visible title
+    brief: EvidenceBrief | None = None  # what the sources say, weighed by the trust rules
 
     def source(self, n: int) -> PromptSource | None:
         """The source numbered `n`, or None when the prompt has no such number."""
@@ -103,6 +110,23 @@ def number_sources(result: SearchResult) -> tuple[PromptSource, ...]:
     return tuple(sources)
 
 
+def add_sources(
+    sources: tuple[PromptSource, ...], hits: tuple[SearchHit, ...], *, block: Block
+) -> tuple[PromptSource, ...]:
+    """The sources with further hits numbered after them (chunks already there are skipped)."""
+    seen = {source.hit.chunk_id for source in sources}
+    added = list(sources)
+    for hit in hits:
+        if hit.chunk_id in seen:
+            continue
+        seen.add(hit.chunk_id)
+        source_block: Block = (
+            "rejected" if hit.canonical_type == CanonicalType.REJECTED_APPROACH else block
+        )
+        added.append(PromptSource(n=len(added) + 1, hit=hit, block=source_block))
+    return tuple(added)
+
+
 def prompt_now(timezone_name: str) -> dt.datetime:
     """The current time in the timezone the assistant presents (seconds precision)."""
     return dt.datetime.now(ZoneInfo(timezone_name)).replace(microsecond=0)
@@ -134,6 +158,7 @@ def build_prompt(
     timezone_name: str,
     previous_question: str = "",
     link_titles: dict[str, str] | None = None,
+    brief: EvidenceBrief | None = None,
 ) -> Prompt:
     """Compose the system and user messages of a turn from numbered sources."""
     parts = [
@@ -160,6 +185,8 @@ def build_prompt(
     parts.append(
         f"{CONTEXT_HEADER}\n\n" + "\n\n".join(_source_block(s) for s in by_block["context"])
     )
+    if brief is not None and brief.answerable:
+        parts.append(brief.as_text())
     if previous_question:
         parts.append(f"## Earlier question in this conversation\n{previous_question.strip()}")
     parts.append(
@@ -176,4 +203,5 @@ def build_prompt(
         now=now,
         previous_question=previous_question,
         link_titles=dict(link_titles or {}),
+        brief=brief,
     )

@@ -15,20 +15,34 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
+from chat.answers.evidence import (
+    DocumentRef,
+    EvidenceBrief,
+    SupersedeLink,
+    build_brief,
+    earlier_subject,
+)
+from chat.answers.question import Question, read_question
 from chat.citations import CitationCheck, check_citations, citation_payload, renumber
 from chat.models import ChatLog, ContentGap, Conversation, Message, MessageRole
 from chat.prompt import (
     NO_GROUNDED_ANSWER,
     Prompt,
+    PromptSource,
+    add_sources,
     build_prompt,
     number_sources,
     prompt_now,
     wikilink_slugs,
 )
 from chat.providers import AnswerProvider, ProviderError, get_provider
+from chat.providers.extractive import meaning_judge
 from chat.selectors import document_titles_by_slug
+from kb import words
 from kb.markup import to_prose
-from kb.retrieval.types import SearchFilters, SearchResult
+from kb.models import Document
+from kb.retrieval.types import SearchFilters, SearchHit, SearchResult
+from kb.selectors import supersede_pairs
 from portal.access.models import AnyUser, Project
 
 logger = logging.getLogger(__name__)
@@ -176,29 +190,60 @@ def _visible_keys(user: AnyUser, keys: tuple[str, ...]) -> list[str]:
     return [key for key in keys if key in visible]
 
 
-FOLLOW_UP_MAX_WORDS = 10
-_FOLLOW_UP = re.compile(
-    r"^(and|but|also|what about|how about|what if)\b|\b(it|its|it's|they|them|their|that|this|"
-    r"those|these|there|he|she|the (same|last|first|next|previous|other))\b",
-    re.IGNORECASE,
-)
+@dataclass(frozen=True, kw_only=True)
+class ConversationState:
+    """What the conversation was about before this question: the last question answered and
+    the documents its answer cited."""
+
+    previous_question: str = ""
+    cited_slugs: tuple[str, ...] = ()
+
+    def carries_into(self, asked: Question) -> bool:
+        """Whether a new question needs this subject: it names nothing of its own (no name,
+        code or number, no word rarer than everyday English) and says little (at most
+        FOLLOW_UP_TERMS subject words). A first question never does."""
+        if not self.previous_question or asked.names or asked.identifiers:
+            return False
+        if len(asked.terms) > FOLLOW_UP_TERMS:
+            return False
+        surface = dict(asked.surface)
+        return all(
+            words.english_weight(surface.get(term, term)) < SPECIFIC_WORD for term in asked.terms
+        )
 
 
-def previous_question(conversation: Conversation | None, question: str) -> str:
-    """The conversation's last question when `question` reads as a follow-up to it, else ""."""
+# A question with this few subject words of its own, none specific, leans on the one before.
+FOLLOW_UP_TERMS = 3
+# A word at least this rare in English (kb.words.english_weight; "laptop" 0.8, "kept" 0.67)
+# names a subject of its own.
+SPECIFIC_WORD = 0.75
+
+
+def conversation_state(conversation: Conversation | None) -> ConversationState:
+    """The subject of the conversation's last answered turn (empty for a new conversation)."""
     if conversation is None or conversation.pk is None:
-        return ""  # a first question (the API hands in an unsaved conversation) follows nothing
-    if len(question.split()) > FOLLOW_UP_MAX_WORDS:
-        return ""
-    if not _FOLLOW_UP.search(question):
-        return ""
-    last = (
-        Message.objects.filter(conversation=conversation, role=MessageRole.USER)
+        return ConversationState()
+    answer = (
+        Message.objects.filter(conversation=conversation, role=MessageRole.ASSISTANT)
+        .exclude(refusal_reason__gt="")
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+    if answer is None:
+        return ConversationState()
+    question = (
+        Message.objects.filter(
+            conversation=conversation, role=MessageRole.USER, created_at__lte=answer.created_at
+        )
+        .exclude(pk__gt=answer.pk)
         .order_by("-created_at", "-pk")
         .values_list("content", flat=True)
         .first()
     )
-    return last or ""
+    slugs = tuple(
+        dict.fromkeys(str(c.get("slug", "")) for c in answer.citations or [] if c.get("slug"))
+    )
+    return ConversationState(previous_question=question or "", cited_slugs=slugs)
 
 
 def searched_project_keys(user: AnyUser, keys: tuple[str, ...]) -> list[str]:
@@ -213,7 +258,14 @@ def _preview_url(document_id: int) -> str:
     return reverse("chat-api-document-preview", kwargs={"pk": document_id})
 
 
-def _search(*, user: AnyUser, question: str, filters: SearchFilters) -> SearchResult:
+def _search(
+    *,
+    user: AnyUser,
+    question: str,
+    filters: SearchFilters,
+    mentions: tuple[str, ...] = (),
+    limit: int | None = None,
+) -> SearchResult:
     from kb.retrieval import InvalidSearchRequest, search
 
     try:
@@ -223,12 +275,111 @@ def _search(*, user: AnyUser, question: str, filters: SearchFilters) -> SearchRe
             user=user,
             query=question,
             filters=filters,
-            limit=int(settings.CHAT["SEARCH_LIMIT"]),
+            limit=limit or int(settings.CHAT["SEARCH_LIMIT"]),
             min_similarity=float(settings.KB["MIN_SIMILARITY"]),
+            mentions=mentions,
         )
     except InvalidSearchRequest as exc:
         field_name = "question" if exc.field == "query" else f"filters.{exc.field}"
         raise ChatInputError({field_name: [exc.message]}) from exc
+
+
+def _evidence(
+    *,
+    user: AnyUser,
+    question: str,
+    asked: Question,
+    previous: str,
+    sources: tuple[PromptSource, ...],
+    filters: SearchFilters,
+    runner_up: tuple[SearchHit, ...] = (),
+) -> tuple[tuple[PromptSource, ...], EvidenceBrief, dict[str, str]]:
+    """The evidence brief of a turn, with the sources it needed beyond the first retrieval:
+    the other records of a supersede chain, and a second retrieval for the part of the
+    question the first evidence leaves unstated (an incident, then its SLA target)."""
+    from kb.retrieval import document_hits, neighbour_hits
+
+    # the other retrieved chunks of the documents found (the per-document cap moved them
+    # to the runner-ups: a question about one document is answered from all of it)
+    found = {s.hit.document_id for s in sources if s.block == "context"}
+    sources = add_sources(
+        sources,
+        tuple(hit for hit in runner_up if hit.document_id in found)[:RUNNER_UPS_KEPT],
+        block="context",
+    )
+    # the passages next to the best chunks (a table cut from its lead-in by the chunk window)
+    best = [s.hit for s in sources if s.block == "context"][:NEIGHBOURS_OF]
+    sources = add_sources(
+        sources,
+        neighbour_hits(user=user, hits=best, query=question, reach=NEIGHBOUR_REACH),
+        block="context",
+    )
+    pairs = supersede_pairs(user=user, document_ids={s.hit.document_id for s in sources})
+    links = [SupersedeLink(older=_reference(old), newer=_reference(new)) for old, new in pairs]
+    in_chain = {ref.document_id for link in links for ref in (link.older, link.newer)}
+    missing = sorted(in_chain - {s.hit.document_id for s in sources})
+    if missing:
+        sources = add_sources(
+            sources, document_hits(user=user, query=question, document_ids=missing), block="related"
+        )
+    earlier = earlier_subject(previous)
+    embed_units = int(settings.CHAT["EXTRACTIVE_EMBED_UNITS"])
+    corpus = _term_idfs(f"{previous} {question}")
+
+    def brief_of(numbered: tuple[PromptSource, ...]) -> tuple[EvidenceBrief, dict[str, str]]:
+        titles = document_titles_by_slug(user=user, slugs=wikilink_slugs(numbered))
+        brief = build_brief(
+            question=asked,
+            sources=numbered,
+            link_titles=titles,
+            earlier_terms=earlier,
+            links=links,
+            meaning=meaning_judge(question, previous) if embed_units > 0 else None,
+            meaning_units=embed_units,
+            corpus_weights=corpus,
+        )
+        return brief, titles
+
+    brief, titles = brief_of(sources)
+    if brief.answerable and brief.unstated:
+        hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
+        if hop.primary:
+            widened = add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context")
+            second, second_titles = brief_of(widened)
+            if second.answerable and len(second.support) > len(brief.support):
+                return widened, second, second_titles
+    return sources, brief, titles
+
+
+def _term_idfs(text: str) -> dict[str, float]:
+    """The IDF over the tenant's chunks of each term of `text` (by the one word model)."""
+    from kb.retrieval.support import word_idfs
+
+    tokens = re.findall(r"[\w'.-]+", text)
+    by_word = word_idfs(words=tokens, language=settings.KB["FTS_LANGUAGE"])
+    weights: dict[str, float] = {}
+    for token, weight in by_word.items():
+        for term in words.terms(token):
+            weights[term] = max(weights.get(term, 0.0), weight)
+    return weights
+
+
+# The best chunks whose neighbouring chunks (same document and section) join a turn's sources.
+NEIGHBOURS_OF = 4
+RUNNER_UPS_KEPT = 6  # runner-ups of the documents found that join a turn's sources
+NEIGHBOUR_REACH = 2  # chunks before and after: a list longer than a chunk spans three
+# Hits of the second retrieval that join a turn's sources.
+SECOND_HOP_HITS = 4
+
+
+def _reference(document: Document) -> DocumentRef:
+    return DocumentRef(
+        document_id=document.pk,
+        title=document.title,
+        slug=document.slug,
+        status=document.canonical_status,
+        changed=document.updated_at.date() if document.updated_at else None,
+    )
 
 
 def message_send(
@@ -278,10 +429,19 @@ def message_stream(
         raise ChatInputError({"question": [too_long]})
     filters = filters or SearchFilters()
     started = time.monotonic()
-    previous = previous_question(conversation, question)
-    # A follow-up ("how many shards does it have?") is searched with the question before it.
+    asked = read_question(question)
+    state = conversation_state(conversation)
+    follows = state.carries_into(asked)
+    previous = state.previous_question if follows else ""
+    # A follow-up ("and who made the call?") is searched with the subject of the turn before
+    # it, and the documents that turn cited are boosted like @mentions.
     retrieval_question = f"{previous} {question}" if previous else question
-    result = _search(user=user, question=retrieval_question, filters=filters)
+    result = _search(
+        user=user,
+        question=retrieval_question,
+        filters=filters,
+        mentions=state.cited_slugs if follows else (),
+    )
     sources = number_sources(result)
     gap_keys = searched_project_keys(user, filters.project_keys)
     # An answer is logged under the projects it drew on; a refusal under every project searched.
@@ -332,6 +492,27 @@ def message_stream(
         )
         return
 
+    sources, brief, link_titles = _evidence(
+        user=user, question=question, asked=asked, previous=previous, sources=sources,
+        filters=filters, runner_up=result.runner_up,
+    )  # fmt: skip
+    if not brief.answerable:
+        # No unit states what the question asks about its subject (a near-miss): refused
+        # before any provider is called, and counted as a content gap.
+        meta["latency_ms"] = _elapsed_ms(started)
+        meta["refusal_detail"] = brief.refusal
+        content_gap_record(question=question, project_keys=gap_keys)
+        yield _refuse(
+            REFUSAL_NO_CONTEXT,
+            user=user,
+            conversation=conversation,
+            question=question,
+            meta=meta,
+            chunk_ids=[s.hit.chunk_id for s in sources],
+            log_keys=gap_keys,
+        )
+        return
+
     tz_name = settings.CHAT["PROMPT_TIMEZONE"]
     prompt = build_prompt(
         question=question,
@@ -339,7 +520,8 @@ def message_stream(
         now=prompt_now(tz_name),
         timezone_name=tz_name,
         previous_question=previous,
-        link_titles=document_titles_by_slug(user=user, slugs=wikilink_slugs(sources)),
+        link_titles=link_titles,
+        brief=brief,
     )
     provider = provider or get_provider()
     meta.update(provider=provider.name, model=provider.model, chunks_used=len(sources))

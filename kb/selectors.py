@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from kb.filters import SearchFilters
-from kb.models import Document, EdgeType
+from kb.models import Document, Edge, EdgeType
 from portal.access.models import AnyUser
 from portal.access.selectors import user_can_edit
 
@@ -69,3 +71,44 @@ def document_supersede_chain(
         edges_in__from_document=document, edges_in__edge_type=EdgeType.INVALIDATED_BY
     )
     return list(older.distinct().order_by("slug")), list(newer.distinct().order_by("slug"))
+
+
+def supersede_pairs(
+    *, user: AnyUser, document_ids: Iterable[int], hops: int = 3
+) -> list[tuple[Document, Document]]:
+    """(older, newer) pairs of visible documents linked by a supersede edge, reached from
+    `document_ids` in up to `hops` steps in either direction (a chain of records).
+
+    Either side may have recorded the link (`supersedes` on the newer, `superseded_by`,
+    stored as `invalidated_by`, on the older), so both edge types count.
+    """
+    visible = Document.objects.visible_to(user)
+    frontier = set(document_ids)
+    seen_docs = set(frontier)
+    pairs: dict[tuple[int, int], None] = {}
+    for _ in range(max(0, hops)):
+        if not frontier:
+            break
+        edges = Edge.objects.filter(
+            Q(from_document_id__in=frontier) | Q(to_document_id__in=frontier),
+            edge_type__in=(EdgeType.SUPERSEDES, EdgeType.INVALIDATED_BY),
+            to_document__isnull=False,
+            from_document__in=visible,
+            to_document__in=visible,
+        ).values_list("from_document_id", "to_document_id", "edge_type")
+        found: set[int] = set()
+        for source, target, edge_type in edges:
+            assert target is not None
+            older, newer = (
+                (target, source) if edge_type == EdgeType.SUPERSEDES else (source, target)
+            )
+            pairs.setdefault((older, newer), None)
+            found.update((older, newer))
+        frontier = found - seen_docs
+        seen_docs |= found
+    documents = visible.in_bulk({i for pair in pairs for i in pair})
+    return [
+        (documents[older], documents[newer])
+        for older, newer in pairs
+        if older in documents and newer in documents
+    ]

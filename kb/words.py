@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,12 +44,21 @@ def stem(word: str) -> str:
 def terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""
     out: set[str] = set()
-    for token in _TOKEN.findall(text.lower()):
+    for token in _TOKEN.findall(fold(text.lower())):
         parts = [token, *_SEPARATOR.split(token)] if _SEPARATOR.search(token) else [token]
         for part in parts:
             if part and part not in STOPWORDS:
                 out.add(stem(part))
     return frozenset(out)
+
+
+def fold(text: str) -> str:
+    """Letters without their accents (Dvořák -> Dvorak, Münster -> Munster); other non-ASCII
+    characters are left as they are."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def overlap(query_terms: Collection[str], text: str) -> float:
@@ -65,16 +75,61 @@ def overlap(query_terms: Collection[str], text: str) -> float:
 
 
 def matching(wanted: Iterable[str], present: Collection[str]) -> set[str]:
-    """The wanted terms present, also as a prefix of a longer form (sign ~ signature)."""
+    """The wanted terms present, also in another form of the same word: a prefix of a longer
+    form (sign ~ signature; a three-letter stem only a few letters short: max ~ maximum, not
+    run ~ runbook), one stem with other endings (approve ~ approval, operation ~ operator),
+    or an abbreviation that keeps its word's first letters in order (ops ~ operations,
+    dept ~ department)."""
     wanted = set(wanted)
     found = wanted & set(present)
     for term in wanted - found:
-        if len(term) >= 4 and any(
-            len(other) >= 4 and (other.startswith(term) or term.startswith(other))
-            for other in present
-        ):
+        if len(term) >= 3 and any(_same_word(term, other) for other in present):
             found.add(term)
     return found
+
+
+def _same_word(a: str, b: str) -> bool:
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    if len(short) < 3:
+        return False
+    if long_.startswith(short):
+        return len(short) >= 4 or len(long_) - len(short) <= 4
+    common = 0
+    for x, y in zip(short, long_, strict=False):
+        if x != y:
+            break
+        common += 1
+    if common >= 5 and len(short) - common <= 4 and len(long_) - common <= 4:
+        return True
+    return _abbreviates(short, long_)
+
+
+def _abbreviates(short: str, long_: str) -> bool:
+    """A 3-4 letter word that is an abbreviation of a word at least twice as long: the same
+    first two letters, then its letters in order (ops ~ operations, mgr ~ manager)."""
+    if not (3 <= len(short) <= 4) or len(long_) < 2 * len(short) or not short.isalpha():
+        return False
+    if long_[:2] != short[:2]:
+        return False
+    position = 2
+    for letter in short[2:]:
+        position = long_.find(letter, position)
+        if position < 0:
+            return False
+        position += 1
+    return True
+
+
+@lru_cache(maxsize=65536)
+def english_weight(word: str) -> float:
+    """How much a word says on its own, by how common it is in English (wordfreq's Zipf
+    scale): 1.0 for a rare word, a name or a code (Zipf <= 4: "titanium", "webhook"), down
+    to 0.1 for the commonest ("the" 7.7); "answer" (5.2) weighs 0.6. A question's common
+    words are often said differently by the document ("kept" for "retention")."""
+    from wordfreq import zipf_frequency
+
+    zipf = zipf_frequency(word.lower(), "en")
+    return min(1.0, max(0.1, (7.0 - zipf) / 3.0))
 
 
 def idf(total: int, df: int) -> float:

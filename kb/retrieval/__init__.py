@@ -1,7 +1,7 @@
 """Hybrid retrieval with the canonical trust gradient. One entry point: `search(...)`."""
 
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError, RetrievalError
-from kb.retrieval.pipeline import search
+from kb.retrieval.pipeline import document_hits, neighbour_hits, search
 from kb.retrieval.types import (
     FILTER_KEYS,
     MODES,
@@ -19,5 +19,7 @@ __all__ = [
     "SearchFilters",
     "SearchHit",
     "SearchResult",
+    "document_hits",
+    "neighbour_hits",
     "search",
 ]

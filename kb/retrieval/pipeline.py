@@ -26,7 +26,7 @@ from kb.retrieval.fusion import FUSION_METHODS, KEYWORD_ONLY, fuse, merge_arms
 from kb.retrieval.identifiers import identifier_candidates
 from kb.retrieval.inject import inject, pick_rejected
 from kb.retrieval.normalize import quality_score, relevance_level, score_label_for
-from kb.retrieval.sql import Scope, space_changed
+from kb.retrieval.sql import Scope, best_chunk_per_document, chunks_by_position, space_changed
 from kb.retrieval.types import (
     DEGRADED_EMBEDDING,
     DEGRADED_KEYWORD,
@@ -392,3 +392,59 @@ def _search(
         runner_up=runner_hits,
         meta=meta,
     )
+
+
+def document_hits(
+    *, user: Any, query: str, document_ids: Sequence[int], origin: Origin = "graph_expansion"
+) -> tuple[SearchHit, ...]:
+    """Each visible document among `document_ids` with its chunk nearest the query (its first
+    chunk when the query cannot be embedded), scored by cosine: for callers that know which
+    documents they need (the records of a supersede chain), outside the ranked list."""
+    if not document_ids:
+        return ()
+    scope = Scope.for_documents(Document.objects.visible_to(user).filter(id__in=document_ids))
+    vector: list[float] | None = None
+    from kb.embeddings import EmbeddingError, embed_query
+
+    try:
+        vector = embed_query(query_text.strip_mentions(query))
+    except EmbeddingError:
+        vector = None
+    candidates = best_chunk_per_document(scope=scope, vector=vector)
+    return tuple(_side_hit(candidate, origin) for candidate in candidates)
+
+
+def neighbour_hits(
+    *, user: Any, hits: Sequence[SearchHit], query: str, reach: int = 1, limit: int = 8
+) -> tuple[SearchHit, ...]:
+    """The chunks next to `hits` in their documents (up to `reach` before and after, in the
+    same section), not among `hits`: a table or a list split from its lead-in by the chunk
+    window, fetched back for a reader who needs the whole passage."""
+    present = {hit.chunk_id for hit in hits}
+    wanted: dict[tuple[int, int], str] = {}
+    for hit in hits:
+        for step in range(1, reach + 1):
+            for order in (hit.chunk_order - step, hit.chunk_order + step):
+                if order >= 0:
+                    wanted.setdefault((hit.document_id, order), hit.heading_path)
+    if not wanted:
+        return ()
+    documents = Document.objects.visible_to(user).filter(
+        id__in={document_id for document_id, _ in wanted}
+    )
+    scope = Scope.for_documents(documents)
+    pairs = [f"({int(d)}, {int(o)})" for d, o in wanted]
+    from kb.embeddings import EmbeddingError, embed_query
+
+    try:
+        vector: list[float] | None = embed_query(query_text.strip_mentions(query))
+    except EmbeddingError:
+        vector = None
+    candidates = chunks_by_position(scope=scope, positions=", ".join(pairs), vector=vector)
+    found = [
+        c
+        for c in candidates
+        if c.chunk_id not in present
+        and wanted.get((c.document_id, c.chunk_order)) == c.heading_path
+    ]
+    return tuple(_side_hit(c, "primary") for c in found[:limit])

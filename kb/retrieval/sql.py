@@ -215,3 +215,31 @@ def best_chunk_per_document(
         )
         rows = cursor.fetchall()
     return candidates(rows, arm="none")
+
+
+def chunks_by_position(
+    *, scope: Scope, positions: str, vector: Sequence[float] | None
+) -> list[Candidate]:
+    """The visible chunks at `positions` (an SQL list of (document_id, chunk_order) integer
+    pairs, built by the caller from integers), with their cosine to the query vector."""
+    t = tables()
+    cosine_sql, cosine_params = (
+        ("1 - (c.embedding <=> %s::vector)", [vector_literal(vector)])
+        if vector is not None
+        else ("NULL", [])
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT {COLUMNS}, {cosine_sql} AS cosine, NULL::float8 AS keyword_score
+            FROM {t["chunk"]} c
+            JOIN {t["document"]} d ON d.id = c.document_id
+            JOIN {t["project"]} p ON p.id = d.project_id
+            WHERE (c.document_id, c.chunk_order) IN ({positions})
+              AND c.document_id IN ({scope.sql})
+            ORDER BY c.document_id, c.chunk_order
+            """,
+            (*cosine_params, *scope.params),
+        )
+        rows = cursor.fetchall()
+    return candidates(rows, arm="none")

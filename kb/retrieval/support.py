@@ -47,3 +47,23 @@ def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> flo
             held = sum(weights[lex] for lex in set(array or ()) & weights.keys())
             best = max(best, held / whole)
     return round(best, 4)
+
+
+def word_idfs(*, words: Sequence[str], language: str) -> dict[str, float]:
+    """Each word's inverse document frequency over the tenant's chunks (its text-search
+    lexeme's postings); a word the configuration drops (a stop word) is left out. Rare
+    words weigh the most: they are what a question is specifically about."""
+    unique = list(dict.fromkeys(w for w in words if w.strip()))
+    if not unique:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT w, (SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, w)) LIMIT 1) "
+            "FROM unnest(%s::text[]) AS w",
+            [language, unique],
+        )
+        lexeme_of = {word: lexeme for word, lexeme in cursor.fetchall() if lexeme}
+        if not lexeme_of:
+            return {}
+        total, frequencies = document_frequencies(cursor, sorted(set(lexeme_of.values())))
+    return {word: idf(total, frequencies.get(lexeme, 0)) for word, lexeme in lexeme_of.items()}

@@ -216,7 +216,7 @@ def test_search_page_with_a_status_filter(page, server):
     results = page.locator("#search-results .search-results > li")
     results.first.wait_for()
     everything = results.count()
-    page.select_option("#id_status", "superseded")
+    page.select_option("#id_canonical_statuses", "superseded")
     page.click("form[role=search] button[type=submit]")
     page.wait_for_url("**status=superseded*")
     page.locator("#search-results .search-results > li").first.wait_for()

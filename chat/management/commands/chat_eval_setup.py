@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django_tenants.utils import schema_context
 
 from kb.ingestion.extract import detect_source_type
-from kb.models import IngestJob
+from kb.models import Document, IngestJob
 from kb.uploads import UploadFile, ingest_jobs_enqueue
 from kb.worker import run_queued_tasks
 from portal.access.services import project_ensure, user_upsert
@@ -37,6 +37,11 @@ class Command(BaseCommand):
         parser.add_argument("--tenant", required=True, help="tenant schema (created if missing)")
         parser.add_argument("--project", required=True, help="project key (created if missing)")
         parser.add_argument("corpus", type=Path, help="folder of documents to upload")
+        parser.add_argument(
+            "--fresh",
+            action="store_true",
+            help="delete the project's documents first (re-chunk everything after an upgrade)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         folder: Path = options["corpus"]
@@ -52,6 +57,8 @@ class Command(BaseCommand):
         with schema_context(schema):
             key = options["project"]
             project = project_ensure(key=key)
+            if options["fresh"]:
+                Document.objects.filter(project=project).delete()
             # Nobody signs in as these two: a random password each run.
             editor, _ = user_upsert(
                 username=EDITOR, password=secrets.token_urlsafe(), project_roles=[(key, "editor")]

@@ -1,0 +1,153 @@
+"""The offline answer: the evidence brief as a few plain, cited sentences.
+
+One direct sentence first (the unit that answers, from the most trusted source), then only
+the quotes the answer needs: the rest of a list, the second fact of a two-part question, a
+named disagreement, what replaced a superseded record, a warning about a rejected approach.
+"""
+
+from __future__ import annotations
+
+from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, trust
+from chat.answers.question import Question
+from chat.answers.scoring import Scored
+from chat.prompt import PromptSource
+from kb import words
+from kb.models import STALE_STATUSES
+
+MAX_REJECTED_WARNINGS = 2
+COMPACT_ROWS = 3  # a longer list of table rows is quoted by their first cells
+
+
+def _cite(sentence: str, n: int) -> str:
+    body = sentence.strip()
+    end = "."
+    if body and body[-1] in ".!?":
+        end = body[-1]
+        body = body[:-1].rstrip()
+    body = body.rstrip(":;,")
+    return f"{body} [{n}]{end}"
+
+
+def _describe(source: PromptSource) -> str:
+    """How a sentence names a source: its title, and its status when it is a curated record."""
+    hit = source.hit
+    status = hit.canonical_status
+    if hit.canonical_type and status:
+        kind = hit.canonical_type.replace("-", " ")
+        return f"{hit.title} (the {status} {kind})"
+    return hit.title
+
+
+def _quote(scored: Scored) -> str:
+    return scored.unit.text
+
+
+def _row_cells(row: Scored, question: Question) -> str:
+    """A table row in a list of rows: its first cell, and the cells of columns the question
+    names ("SkyBlade Inspections (Total (of 50): 42)")."""
+    first, _, rest = row.unit.bare.partition(" — ")
+    asked = [
+        cell
+        for cell in rest.split("; ")
+        if words.matching(question.terms, words.terms(cell.partition(":")[0]))
+    ]
+    return f"{first} ({'; '.join(asked)})" if asked else first
+
+
+def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) -> list[str]:
+    """A list quoted whole, in document order: its lead-in, then the items, each group of
+    consecutive items from one source cited once."""
+    items = sorted((lead, *siblings), key=lambda s: (s.source.hit.chunk_order, s.unit.position))
+    runs: list[tuple[int, list[str]]] = []
+    compact = len(items) > COMPACT_ROWS and all(i.unit.kind == "row" for i in items)
+    for item in items:
+        body = _row_cells(item, question) if compact else item.unit.bare.rstrip(".;")
+        if runs and runs[-1][0] == item.source.n:
+            runs[-1][1].append(body)
+        else:
+            runs.append((item.source.n, [body]))
+    context = lead.unit.context or ""
+    lines = []
+    for index, (n, bodies) in enumerate(runs):
+        joined = "; ".join(bodies)
+        if index == 0 and context:
+            joined = f"{context}: {joined}"
+        lines.append(_cite(joined, n))
+    return lines
+
+
+def _best_unit_of(brief: EvidenceBrief, document_id: int) -> Scored | None:
+    return next((s for s in brief.ranked if s.document_id == document_id), None)
+
+
+def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
+    """A superseded, deprecated or archived record quoted as history: what replaced it leads
+    a question about now; a question about the past gets the record, marked as past."""
+    title = lead.source.hit.title
+    replaced = brief.replaced_by
+    successor = _best_unit_of(brief, replaced.document_id) if replaced else None
+    quote = _quote(lead)
+    if brief.question.asks_past or replaced is None or successor is None:
+        intro = f"Before {replaced.title}, " if replaced is not None else ""
+        lines = [_cite(f"{intro}{title} was the record (now {status})", lead.source.n)]
+        if quote != title:
+            lines.append(_cite(quote, lead.source.n))
+        return lines
+    opening = "No: " if brief.question.kind == "yesno" else ""
+    verb = "replaced" if status == "superseded" else "replaces"
+    return [
+        _cite(f"{opening}{title} is {status}; {replaced.title} {verb} it", successor.source.n),
+        _cite(_quote(successor), successor.source.n),
+        _cite(f"{title} is kept as history", lead.source.n),
+    ]
+
+
+def compose(brief: EvidenceBrief) -> str:
+    """Prose for an answerable brief, every sentence cited ("" when it is not answerable)."""
+    lead = brief.lead
+    if not brief.answerable or lead is None:
+        return ""
+    lines: list[str] = []
+    siblings = brief.listed
+    others = list(brief.support)
+    lead_trust = trust(lead.source)
+    status = lead.source.hit.canonical_status
+
+    if brief.verdict and others:
+        second = others[0]
+        answer = "Yes" if brief.verdict == "yes" else "No"
+        lines.append(f"{answer}: {_cite(_quote(lead), lead.source.n)[:-1].rstrip()}")
+        lines[-1] = lines[-1] + "."
+        lines.append(_cite(_quote(second), second.source.n))
+        others = others[1:]
+    elif lead_trust == TRUST_HISTORY and status in STALE_STATUSES:
+        lines.extend(_history(brief, lead, str(status)))
+    elif siblings:
+        lines.extend(_list_lines(lead, siblings, brief.question))
+    else:
+        lines.append(_cite(_quote(lead), lead.source.n))
+
+    for extra in others[:2]:
+        lines.append(_cite(_quote(extra), extra.source.n))
+
+    for disagreement in brief.disagreements[:1]:
+        other, trusted = disagreement.other, disagreement.trusted
+        if disagreement.other_value:
+            lines.append(
+                f"{_describe(other.source)} says {disagreement.other_value} [{other.source.n}], "
+                f"but {_describe(trusted.source)} says {disagreement.trusted_value} "
+                f"[{trusted.source.n}]."
+            )
+        else:
+            lines.append(
+                f"{_describe(other.source)} says otherwise [{other.source.n}], but "
+                f"{_describe(trusted.source)} is the record to follow [{trusted.source.n}]."
+            )
+
+    seen: set[int] = set()
+    for source in brief.rejected:
+        if source.hit.document_id in seen or len(seen) >= MAX_REJECTED_WARNINGS:
+            continue
+        seen.add(source.hit.document_id)
+        lines.append(f"⚠ Note: {source.hit.title} was considered and rejected [{source.n}].")
+    return " ".join(lines)

@@ -1,0 +1,702 @@
+"""The evidence brief: what the sources say about one question, and which of them to trust.
+
+Every answer provider receives the same brief. It names the unit that answers (from the most
+trusted source that states it), the further units the answer needs (the rest of a list, the
+second fact of a two-part question), other sources that state a different value for the same
+thing (with their status), the supersede chain of the documents involved, and the rejected
+approaches the question is about. When no unit carries what the question asks for about its
+subject, the brief says so and the turn is refused.
+
+The trust rules live here and nowhere else:
+
+- an accepted canonical record > a record in review > an uncurated document (notes, blog
+  posts, chat exports) or a draft > a superseded, deprecated or archived record (history
+  only, never stated as current);
+- a less trusted source that states another value is named as a disagreement, beside the
+  trusted value, never instead of it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from chat.answers import values as vals
+from chat.answers.question import HOWTO, WHAT, WHICH, YESNO, Question
+from chat.answers.scoring import (
+    Scored,
+    context_terms,
+    coverage,
+    names_present,
+    score_unit,
+    term_weights,
+    unit_terms,
+    with_meaning,
+)
+from chat.answers.units import Unit, split_units
+from chat.prompt import PromptSource
+from kb import words
+from kb.models import STALE_STATUSES, CanonicalStatus, CanonicalType
+from kb.retrieval.types import SearchHit
+
+# Trust tiers of a source.
+TRUST_ACCEPTED = 3
+TRUST_REVIEW = 2
+TRUST_UNCURATED = 1  # notes, blog posts, chat exports, drafts
+TRUST_HISTORY = 0  # superseded, deprecated, archived
+
+# How far below the best unit a more trusted source's unit may score and still lead: the
+# same statement from the record beats the meeting note that happened to match more words.
+TRUST_MARGIN = 1.0
+# A unit is about the same thing as the lead when it covers this share of what the lead does,
+# or when the two units share this share of their own (IDF-weighted) words.
+SAME_SUBJECT = 0.75
+SAME_THING = 0.3
+# A question asking for several things is answered by a list scoring this close to the best.
+LIST_MARGIN = 0.9
+# Lead and disagreements are looked for among this many best units.
+MAX_CONTENDERS = 20
+# The meaning of this many best-by-words units is judged by the embedder.
+MEANING_SHORTLIST = 12
+# Refusal: the best unit must state this share of the question's subject (IDF-weighted),
+# or nearly as much with a meaning this close to the question.
+MIN_COVERAGE = 0.65  # a question that asks for a particular kind of value
+MIN_COVERAGE_OPEN = 0.4  # what / which / why / how / yes-no questions
+MIN_COVERAGE_CLOSE = 0.3
+CLOSE_MEANING = 0.7
+# A list is quoted whole up to this many items; other answers use at most this many units.
+MAX_LIST_ITEMS = 10
+# A question names a record of a supersede chain when its title states this share of it.
+TITLE_NAMES = 0.3
+# The last paragraph of a chunk introduces the next chunk's table when it is this short.
+MAX_LEAD_IN_CHARS = 400
+# ...when the list's lead-in or heading states this share of the question.
+LIST_INTRO = 0.5
+MAX_SUPPORT = 2
+# The answer leaves part of the question unstated when that part weighs this share of it.
+UNSTATED_SHARE = 0.35
+# A second fact (multi-hop) must cover this share of what the lead left out.
+MIN_SECOND_HOP = 0.5
+# A rejected approach is warned about when its subject is named, or it is this close (cosine).
+REJECTED_WARNING_COSINE = 0.55
+
+_NEGATIVE = re.compile(
+    r"\b(never|not|no|only|must not|cannot|can't|mustn't|may not|forbidden|prohibited|"
+    r"banned|no exceptions|nobody|no one)\b",
+    re.I,
+)
+_POSITIVE = re.compile(r"\b(can|may|allowed|permitted|fine|ok|okay|is allowed|are allowed)\b", re.I)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentRef:
+    """A document of the supersede chain, as the reader may see it."""
+
+    document_id: int
+    title: str
+    slug: str
+    status: str | None
+    changed: dt.date | None = None  # when its status last changed (or it was last updated)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SupersedeLink:
+    older: DocumentRef
+    newer: DocumentRef
+
+
+@dataclass(frozen=True, kw_only=True)
+class Disagreement:
+    """A less trusted source stating another value for what the trusted unit states."""
+
+    trusted: Scored
+    other: Scored
+    trusted_value: str
+    other_value: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvidenceBrief:
+    """What the answer rests on (see the module docstring)."""
+
+    question: Question
+    answerable: bool
+    lead: Scored | None = None
+    listed: tuple[Scored, ...] = ()  # the rest of the lead's list or table, when it answers
+    support: tuple[Scored, ...] = ()  # further units the answer needs (a second fact)
+    disagreements: tuple[Disagreement, ...] = ()
+    chain: tuple[SupersedeLink, ...] = ()
+    replaced_by: DocumentRef | None = None  # the lead's document was superseded by this one
+    predecessor: DocumentRef | None = None  # asked about the past: what the lead replaced
+    rejected: tuple[PromptSource, ...] = ()
+    verdict: str = ""  # "yes" / "no" for a question that compares two values
+    # words of the question the lead leaves unstated and no other source states: worth a
+    # second retrieval ("" when the answer is whole)
+    unstated: str = ""
+    ranked: tuple[Scored, ...] = field(default=(), repr=False)
+    refusal: str = ""  # why it is not answerable
+
+    def as_text(self) -> str:
+        """The brief as the "## Evidence brief" section of an LLM provider's prompt."""
+        lines = ["## Evidence brief"]
+        if self.lead is not None:
+            lines.append(f"- Answer from [{self.lead.source.n}]: {_label(self.lead.source)}.")
+        if self.listed:
+            numbers = sorted({s.source.n for s in self.listed})
+            lines.append(
+                f"- The answer is the whole list in {', '.join(f'[{n}]' for n in numbers)}."
+            )
+        for extra in self.support:
+            lines.append(f"- Also needed: [{extra.source.n}] {_label(extra.source)}.")
+        if self.verdict:
+            lines.append(f"- The comparison the question asks about comes out: {self.verdict}.")
+        for d in self.disagreements:
+            lines.append(
+                f"- Disagreement: [{d.other.source.n}] {_label(d.other.source)} says "
+                f"{d.other_value or 'otherwise'}; the trusted source [{d.trusted.source.n}] says "
+                f"{d.trusted_value or 'the opposite'}. State the trusted value; name the other."
+            )
+        for link in self.chain:
+            when = f", {link.newer.changed.isoformat()}" if link.newer.changed else ""
+            lines.append(
+                f"- Supersede chain: {link.older.title} ({link.older.status}) was replaced by "
+                f"{link.newer.title} ({link.newer.status}{when}). The older one is history."
+            )
+        for source in self.rejected:
+            lines.append(
+                f"- Rejected approach [{source.n}] {source.hit.title}: warn, never propose."
+            )
+        return "\n".join(lines)
+
+    @property
+    def current_sources(self) -> tuple[PromptSource, ...]:
+        """The accepted canonical sources the answer uses."""
+        used = [s.source for s in (self.lead, *self.listed, *self.support) if s is not None]
+        return tuple(s for s in used if trust(s) == TRUST_ACCEPTED)
+
+
+def trust(source: PromptSource) -> int:
+    """The trust tier of a source (see the module docstring)."""
+    status = source.hit.canonical_status
+    if status in STALE_STATUSES:
+        return TRUST_HISTORY
+    if not source.hit.canonical_type:
+        return TRUST_UNCURATED
+    if status == CanonicalStatus.ACCEPTED:
+        return TRUST_ACCEPTED
+    if status == CanonicalStatus.REVIEW:
+        return TRUST_REVIEW
+    return TRUST_UNCURATED
+
+
+def _label(source: PromptSource) -> str:
+    hit = source.hit
+    if hit.canonical_type:
+        return f"{hit.title} ({hit.canonical_status or 'no status'} {hit.canonical_type})"
+    return f"{hit.title} (uncurated document)"
+
+
+def _topical_rejected(sources: Sequence[PromptSource], terms: frozenset[str]) -> set[int]:
+    """Rejected approaches the question is about: their subject is named, or very close."""
+    topical: set[int] = set()
+    for source in sources:
+        if source.block != "rejected":
+            continue
+        hit = source.hit
+        names = [w for w in hit.title.split()[1:] if w[:1].isupper() or any(c.isdigit() for c in w)]
+        named = bool(words.matching(words.terms(" ".join(names)), terms)) if names else False
+        close = hit.cosine is not None and hit.cosine >= REJECTED_WARNING_COSINE
+        if named or close:
+            topical.add(hit.document_id)
+    return topical
+
+
+def _units(
+    sources: Sequence[PromptSource], link_titles: dict[str, str], question: Question
+) -> list[tuple[PromptSource, Unit]]:
+    from chat.answers.question import DURATION, HOWTO, NUMBER
+
+    code_kinds = {HOWTO, NUMBER, DURATION}
+    by_position = {(s.hit.document_id, s.hit.chunk_order): s.hit for s in sources}
+    out: list[tuple[PromptSource, Unit]] = []
+    for source in sources:
+        hit = source.hit
+        before = by_position.get((hit.document_id, hit.chunk_order - 1))
+        preceding = ""
+        if before is not None and before.heading_path == hit.heading_path:
+            preceding = _lead_in_at_end(before, link_titles)
+        for unit in split_units(
+            hit.text,
+            section=hit.heading_path.split(" > ")[-1] if hit.heading_path else "",
+            link_titles=link_titles,
+            continues=hit.chunk_order > 0,
+            preceding=preceding,
+        ):
+            if unit.kind != "code" or question.kind in code_kinds:
+                out.append((source, unit))
+    # A document the question names (by its id or slug) states its subject in its title
+    # ("What did ADR-0005 decide?"): the title is quotable too, once per document.
+    named = {token.lower() for token in question.identifiers}
+    titled: set[int] = set()
+    for source in sources:
+        hit = source.hit
+        title_words = {t.lower() for t in re.findall(r"[\w.-]+", hit.title)}
+        if hit.document_id in titled or not named & (title_words | {hit.slug.lower()}):
+            continue
+        titled.add(hit.document_id)
+        out.append((source, Unit(hit.title, "title", "", 0, match=hit.title)))
+    return out
+
+
+def _meaning_text(unit: Unit) -> str:
+    """What the embedder judges: the unit with its heading and lead-in, which say what it is
+    about ("Weather limits", "Wind speeds are the 10-minute mean ...")."""
+    parts = [unit.section, unit.context if unit.context not in unit.text else "", unit.text]
+    return " — ".join(part for part in parts if part)
+
+
+def _lead_in_at_end(hit: SearchHit, link_titles: dict[str, str]) -> str:
+    """What introduces whatever the next chunk opens with: the lead-in of the list or table
+    this chunk ends in, or its last paragraph of prose (when short)."""
+    units = split_units(hit.text, link_titles=link_titles, continues=hit.chunk_order > 0)
+    if units and units[-1].kind in ("item", "row") and units[-1].context:
+        return units[-1].context
+    paragraphs = [p.strip() for p in hit.text.split("\n\n") if p.strip()]
+    last = paragraphs[-1] if paragraphs else ""
+    if last and not re.match(r"[|#`>*+-]|\d+[.)]\s", last) and len(last) <= MAX_LEAD_IN_CHARS:
+        return last
+    return ""
+
+
+def _polarity(text: str) -> int:
+    if _NEGATIVE.search(text):
+        return -1
+    if _POSITIVE.search(text):
+        return 1
+    return 0
+
+
+# Values two sources can disagree on; names and codes differ for many other reasons.
+COMPARABLE = frozenset({*vals.NUMERIC_KINDS, vals.DATE, vals.TIME})
+
+
+def _different_value(lead: Scored, other: Scored) -> tuple[str, str] | None:
+    """(lead's value, other's value) when both state a value of one kind and they differ."""
+    for mine in lead.values:
+        if mine.kind not in COMPARABLE:
+            continue
+        theirs = [v for v in other.values if v.kind == mine.kind]
+        if theirs and not any(vals.same_value(mine, v) for v in theirs):
+            return mine.text, theirs[0].text
+    return None
+
+
+def _disagreements(
+    question: Question,
+    lead: Scored,
+    ranked: Sequence[Scored],
+    similar: Callable[[Scored, Scored], float],
+) -> tuple[Disagreement, ...]:
+    """Other documents that state another value (or the opposite rule) for the same thing."""
+    lead_trust = trust(lead.source)
+    found: list[Disagreement] = []
+    seen: set[int] = {lead.document_id}
+    for other in ranked[:MAX_CONTENDERS]:
+        if other.document_id in seen or trust(other.source) >= lead_trust:
+            continue
+        if other.source.block == "rejected":
+            continue
+        if other.coverage < SAME_SUBJECT * lead.coverage or similar(lead, other) < SAME_THING:
+            continue  # not about the same thing
+        pair = _different_value(lead, other) if lead.values and other.values else None
+        if pair is None and question.kind == YESNO:
+            mine, theirs = _polarity(lead.unit.text), _polarity(other.unit.text)
+            if mine and theirs and mine != theirs:
+                pair = ("", "")
+        if pair is not None:
+            found.append(
+                Disagreement(trusted=lead, other=other, trusted_value=pair[0], other_value=pair[1])
+            )
+            seen.add(other.document_id)
+        if len(found) >= 2:
+            break
+    return tuple(found)
+
+
+def _pick_lead(
+    question: Question, ranked: Sequence[Scored], similar: Callable[[Scored, Scored], float]
+) -> Scored:
+    """The best unit; but when a more trusted source states the same thing (the same subject,
+    a value of the same kind) nearly as well, that source leads: the accepted runbook's value
+    before the meeting note that happened to match more of the question's words."""
+    if not question.asks_alternatives:
+        # an option that was considered and not chosen never answers what is used
+        chosen = [s for s in ranked if not s.unit.alternative]
+        ranked = chosen or ranked
+    best = ranked[0]
+    if question.wants_list and best.unit.group < 0:
+        # several things asked for: a list or table nearly as relevant answers, not a sentence
+        lists = [
+            s
+            for s in ranked[:MAX_CONTENDERS]
+            if s.unit.group >= 0
+            and s.score >= best.score - LIST_MARGIN
+            and s.coverage >= SAME_SUBJECT * best.coverage
+        ]
+        # a table whose first column is named by the question ("vendors": "Vendor") lists them
+        lists.sort(key=lambda s: (not words.matching(question.terms, words.terms(s.unit.label)),))
+        best = lists[0] if lists else best
+    if question.asks_past:
+        return best  # history questions quote the record of the time
+    if question.specific and not best.values:
+        with_value = [s for s in ranked[:MAX_CONTENDERS] if s.values]
+        best = with_value[0] if with_value else best
+    contenders = [
+        s
+        for s in ranked[:MAX_CONTENDERS]
+        if trust(s.source) > trust(best.source)
+        and s.source.block != "rejected"
+        and s.score >= best.score - TRUST_MARGIN
+        and (not best.values or _same_kind(best, s))
+        and (s.coverage >= SAME_SUBJECT * best.coverage or similar(best, s) >= SAME_THING)
+    ]
+    if not contenders:
+        return best
+    # the trusted unit most like the best one states what it states
+    return max(contenders, key=lambda s: (trust(s.source), similar(best, s), s.score))
+
+
+def _similarity(texts: Sequence[str]) -> Callable[[Scored, Scored], float]:
+    """How much two units say about the same thing: the IDF-weighted share of the smaller
+    one's words (its numbers left out) that the other holds, IDF over the candidate units."""
+    frequency: dict[str, int] = {}
+    for text in texts:
+        for term in words.terms(text):
+            frequency[term] = frequency.get(term, 0) + 1
+    count = len(texts)
+
+    def weight(term: str) -> float:
+        return words.idf(count, frequency.get(term, 0))
+
+    def similar(a: Scored, b: Scored) -> float:
+        mine = {t for t in unit_terms(a.unit) if not t[:1].isdigit()}
+        theirs = {t for t in unit_terms(b.unit) if not t[:1].isdigit()}
+        if not mine or not theirs:
+            return 0.0
+        shared = words.matching(mine, theirs)
+        smaller = min(sum(weight(t) for t in mine), sum(weight(t) for t in theirs))
+        return sum(weight(t) for t in shared) / smaller if smaller else 0.0
+
+    return similar
+
+
+def _same_kind(a: Scored, b: Scored) -> bool:
+    return bool({v.kind for v in a.values} & {v.kind for v in b.values})
+
+
+_ORIGINAL = re.compile(r"\b(original(?:ly)?|first|initial(?:ly)?|earliest)\b", re.I)
+
+
+def _from_predecessor(
+    question: Question,
+    lead: Scored,
+    ranked: Sequence[Scored],
+    links: Sequence[SupersedeLink],
+    weights: dict[str, float],
+) -> Scored:
+    """For "what did we use before X?": the best unit of the record X replaced (the first
+    record of the chain for "the original ..."), when it is among the sources. X is the
+    record of the chain whose title says most of the question, else the lead's."""
+    older = {link.newer.document_id: link.older.document_id for link in links}
+    titles = {ref.document_id: ref.title for link in links for ref in (link.older, link.newer)}
+    named = {
+        document_id: coverage(question.terms, weights, words.terms(title), frozenset())
+        for document_id, title in titles.items()
+    }
+    about = max(named, key=lambda d: named[d], default=None)
+    subject = about if about is not None and named[about] >= TITLE_NAMES else lead.document_id
+    target = older.get(subject)
+    if target is None:
+        return lead
+    if _ORIGINAL.search(question.text):
+        seen = {subject}
+        while target in older and older[target] not in seen:
+            seen.add(target)
+            target = older[target]
+    of_target = [s for s in ranked if s.document_id == target]
+    return of_target[0] if of_target else lead
+
+
+def _answers_with_list(question: Question, lead: Scored, weights: dict[str, float]) -> bool:
+    """Whether the lead's whole list (or table) is the answer: the question asks for several
+    things, or for steps, or for what a list introduced by words of the question holds."""
+    if lead.unit.group < 0:
+        return False
+    if question.wants_list or question.kind == HOWTO:
+        return True
+    if question.kind not in (WHAT, WHICH) or question.identifiers:
+        return False  # "what does GW-4021 mean?" wants its meaning, not every line about it
+    intro = words.terms(f"{lead.unit.context} {lead.unit.section}")
+    return coverage(question.terms, weights, intro, frozenset()) >= LIST_INTRO
+
+
+def _list_key(scored: Scored) -> tuple[object, ...]:
+    """Which list a unit belongs to: items under one lead-in of one section of a document are
+    one list, even when the chunk window cut it in two."""
+    hit = scored.source.hit
+    if scored.unit.context:
+        return (hit.document_id, hit.heading_path, scored.unit.context)
+    if scored.unit.kind == "row" and scored.unit.label:  # rows of one table (its first column)
+        return (hit.document_id, hit.heading_path, "row", scored.unit.label)
+    return (hit.document_id, hit.chunk_id, scored.unit.group)
+
+
+def _list_siblings(lead: Scored, ranked: Sequence[Scored]) -> tuple[Scored, ...]:
+    """The other items of the lead's list (rows of its table), in document order, each once
+    (chunks overlap)."""
+    if lead.unit.group < 0:
+        return ()
+    key = _list_key(lead)
+
+    def opening(scored: Scored) -> str:  # an item cut at a chunk's end opens like its whole
+        return " ".join(scored.unit.bare.lower().split())[:48]
+
+    members = [s for s in ranked if s.unit.group >= 0 and _list_key(s) == key]
+    whole: dict[str, Scored] = {}
+    for s in members:  # each item once: the longest copy of it
+        if len(s.unit.bare) > len(whole.get(opening(s), s).unit.bare) or opening(s) not in whole:
+            whole[opening(s)] = s
+    whole.pop(opening(lead), None)
+    siblings = sorted(whole.values(), key=lambda s: (s.source.hit.chunk_order, s.unit.position))
+    return tuple(siblings[: MAX_LIST_ITEMS - 1])
+
+
+def _stated(question: Question, units: Sequence[Scored]) -> set[str]:
+    """The question's terms the given units (with their context) state."""
+    held: set[str] = set()
+    for scored in units:
+        held |= unit_terms(scored.unit) | context_terms(scored.source, scored.unit)
+    return words.matching(question.terms, held)
+
+
+def _second_hop(
+    question: Question,
+    answer: Sequence[Scored],
+    ranked: Sequence[Scored],
+    weights: dict[str, float],
+) -> Scored | None:
+    """A unit of another document stating what the answer so far leaves out of the question."""
+    lead = answer[0]
+    missing = frozenset(question.terms - _stated(question, answer))
+    whole = sum(weights.get(t, 0.0) for t in question.terms)
+    if not missing or sum(weights.get(t, 0.0) for t in missing) < UNSTATED_SHARE * whole:
+        return None
+    # codes and names of the lead's unit (a priority "P2", an incident id) bridge the hop
+    bridge = words.terms(
+        " ".join(v.text for v in vals.values_in(lead.unit.text) if v.kind != vals.DURATION)
+    )
+    best: tuple[float, Scored] | None = None
+    for other in ranked:
+        if other.document_id == lead.document_id or other.source.block == "rejected":
+            continue
+        if trust(other.source) < min(trust(lead.source), TRUST_REVIEW):
+            continue  # a note does not complete a record's answer (it may disagree with it)
+        own, around = unit_terms(other.unit), context_terms(other.source, other.unit)
+        share = coverage(missing, weights, own, around)
+        if share < MIN_SECOND_HOP:
+            continue
+        bonus = 0.2 * len(words.matching(bridge, own))
+        key = share + bonus + 0.1 * other.score
+        if best is None or key > best[0]:
+            best = (key, other)
+    return best[1] if best else None
+
+
+_CODE = re.compile(r"\b(?:[A-Z]+\d+[A-Za-z]?|[A-Z]{2,}-\d+)\b")
+
+
+def _unstated(question: Question, answer: Sequence[Scored], weights: dict[str, float]) -> str:
+    """The question's words the answer so far does not state, with the codes of its lead
+    that link it onwards (a priority "P2"), when they weigh enough to look for: a query."""
+    lead = answer[0]
+    stated = _stated(question, answer)
+    missing = question.terms - stated
+    whole = sum(weights.get(t, 0.0) for t in question.terms)
+    if not missing or sum(weights.get(t, 0.0) for t in missing) < UNSTATED_SHARE * whole:
+        return ""
+    kept = [w for w in re.findall(r"[\w'-]+", question.text) if words.terms(w) & missing]
+    kept += _CODE.findall(lead.unit.text)
+    return " ".join(dict.fromkeys(kept))
+
+
+def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
+    """Yes or no for "did X stay within Y?": the lead's measured value against the second's."""
+    if not question.compares or second is None:
+        return ""
+    mine = next((v for v in lead.values if v.kind == vals.DURATION), None)
+    theirs = [v for v in vals.values_in(second.unit.text) if v.kind == vals.DURATION]
+    if mine is None or not theirs:
+        return ""
+    measured = vals.duration_seconds(mine)
+    # the target is the duration in the cell or clause named by the question's words
+    target = _named_value(question, second.unit.text, theirs)
+    limit = vals.duration_seconds(target) if target else None
+    if measured is None or limit is None:
+        return ""
+    over = re.search(
+        r"\b(more than|exceed\w*|over|above|longer|beyond|breach\w*)\b", question.text, re.I
+    )
+    within = measured <= limit
+    return ("no" if within else "yes") if over else ("yes" if within else "no")
+
+
+def _named_value(question: Question, text: str, found: Sequence[vals.Value]) -> vals.Value | None:
+    """Of several values in a row ("Response: 30 minutes; Resolution: 8 hours"), the one whose
+    label shares a word with the question."""
+    for value in found:
+        label = text[: value.start].rsplit(";", 1)[-1]
+        if words.matching(question.terms, words.terms(label)):
+            return value
+    return found[-1] if found else None
+
+
+def build_brief(
+    *,
+    question: Question,
+    sources: Sequence[PromptSource],
+    link_titles: dict[str, str] | None = None,
+    earlier_terms: frozenset[str] = frozenset(),
+    links: Sequence[SupersedeLink] = (),
+    meaning: Callable[[Sequence[str]], Sequence[float] | None] | None = None,
+    meaning_units: int = MEANING_SHORTLIST,
+    corpus_weights: dict[str, float] | None = None,
+    refuse_near_misses: bool = True,
+) -> EvidenceBrief:
+    """The brief for one question over its numbered sources (pure: the caller fetches the
+    supersede links and supplies the embedder's judgement of meaning and the corpus's word
+    frequencies). `refuse_near_misses` off: the best evidence answers whatever it covers
+    (a provider handed bare sources; the chat turn applies the rule)."""
+    topical = _topical_rejected(sources, question.terms | earlier_terms)
+    usable = [s for s in sources if s.block != "rejected" or s.hit.document_id in topical]
+    substantive = [s for s in usable if s.hit.canonical_type != CanonicalType.PROJECT_INDEX]
+    units = _units(substantive or usable, link_titles or {}, question)
+    rejected = tuple(s for s in sources if s.block == "rejected" and s.hit.document_id in topical)
+    if not units:
+        return EvidenceBrief(question=question, answerable=False, refusal="no quotable text")
+    texts = [u.words for _, u in units]
+    wanted = question.terms | earlier_terms
+    weights = term_weights(texts, wanted)
+    subject = term_weights(texts, wanted, corpus_weights, dict(question.surface))
+    scored = [
+        score_unit(
+            question=question,
+            source=s,
+            unit=u,
+            weights=weights,
+            earlier_terms=earlier_terms,
+            subject_weights=subject,
+        )
+        for s, u in units
+    ]
+    scored.sort(key=lambda s: (-s.score, s.source.n, s.unit.position))
+    if meaning is not None and meaning_units > 0:
+        shortlist = scored[:meaning_units]
+        # the section heading says what a unit is about ("Decision", "Retention")
+        cosines = meaning(
+            [
+                f"{s.unit.section}: {s.unit.text}" if s.unit.section else s.unit.text
+                for s in shortlist
+            ]
+        )
+        if cosines is not None:
+            floor = min(cosines, default=0.0)
+            scored = [with_meaning(s, c) for s, c in zip(shortlist, cosines, strict=True)] + [
+                with_meaning(s, floor) for s in scored[meaning_units:]
+            ]
+            scored.sort(key=lambda s: (-s.score, s.source.n, s.unit.position))
+    ranked = tuple(scored)
+    similar = _similarity([u.words for _, u in units])
+    lead = _pick_lead(question, ranked, similar)
+    if question.asks_past:
+        lead = _from_predecessor(question, lead, ranked, links, weights)
+    answerable, refusal = _answerable(question, lead, ranked) if refuse_near_misses else (True, "")
+    if not answerable:
+        return EvidenceBrief(
+            question=question, answerable=False, refusal=refusal, ranked=ranked, rejected=rejected
+        )
+    listed = _list_siblings(lead, ranked) if _answers_with_list(question, lead, weights) else ()
+    support: list[Scored] = []
+    answer = (lead, *listed)
+    second = _second_hop(question, answer, ranked, subject)
+    if second is not None and all(second.unit != s.unit for s in listed):
+        support.append(second)
+    unstated = "" if second is not None else _unstated(question, answer, subject)
+    chain = tuple(
+        link
+        for link in links
+        if lead.document_id in (link.older.document_id, link.newer.document_id)
+    )
+    replaced_by = next(
+        (link.newer for link in chain if link.older.document_id == lead.document_id), None
+    )
+    predecessor = None
+    if question.asks_past:
+        predecessor = next(
+            (link.older for link in chain if link.newer.document_id == lead.document_id), None
+        )
+    return EvidenceBrief(
+        question=question,
+        answerable=True,
+        lead=lead,
+        listed=listed,
+        support=tuple(support),
+        disagreements=_disagreements(question, lead, ranked, similar),
+        chain=chain,
+        replaced_by=replaced_by,
+        predecessor=predecessor,
+        rejected=rejected,
+        verdict=_verdict(question, lead, second),
+        unstated=unstated,
+        ranked=ranked,
+    )
+
+
+def _answerable(question: Question, lead: Scored, ranked: Sequence[Scored]) -> tuple[bool, str]:
+    """Refuse a near-miss: no unit states the question's subject well enough, or none that
+    does carries the kind of value the question asks for."""
+    candidates = [
+        s
+        for s in ranked
+        if (s.values or not question.specific)
+        and s.source.block != "rejected"
+        and names_present(question.names, s.source, s.unit)
+    ]
+    if not candidates:
+        return False, f"no source states a {question.kind} for it"
+    best = max(candidates, key=lambda s: (s.coverage, s.meaning))
+    if best.coverage >= (MIN_COVERAGE if question.specific else MIN_COVERAGE_OPEN):
+        return True, ""
+    close = max(candidates, key=lambda s: s.meaning)
+    if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
+        return True, ""
+    return False, "no source states what the question asks about its subject"
+
+
+def earlier_subject(previous_question: str) -> frozenset[str]:
+    """The subject of the previous turn's question, as terms."""
+    from chat.answers.question import read_question
+
+    return read_question(previous_question).terms if previous_question.strip() else frozenset()
+
+
+__all__ = [
+    "DocumentRef",
+    "Disagreement",
+    "EvidenceBrief",
+    "SupersedeLink",
+    "build_brief",
+    "earlier_subject",
+    "trust",
+]

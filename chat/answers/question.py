@@ -1,0 +1,292 @@
+"""Reading a question: what kind of value it asks for, about what, and in which sense of time.
+
+Pure and general: the rules read English question forms ("how long", "who", "is it still"),
+never a corpus's titles, headings or phrasing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from chat.answers import values
+from kb import words
+
+# Kinds of question.
+DURATION = "duration"
+NUMBER = "number"
+DATE = "date"
+PERSON = "person"
+PLACE = "place"
+REASON = "reason"
+HOWTO = "howto"
+YESNO = "yesno"
+WHICH = "which"  # "which database", "what historian": a name, a code or a number
+WHAT = "what"
+
+_AUX = (
+    r"(?:is|are|was|were|do|does|did|can|could|may|might|must|should|shall|will|would|has|have|had)"
+)
+_DURATION_Q = re.compile(
+    r"\bhow (?:long|often|quickly|fast|soon|frequently)\b|\bhow much time\b|\bby when\b", re.I
+)
+_NUMBER_Q = re.compile(r"\bhow (?:many|much|big|large|high|low|far|deep|wide|tall|heavy)\b", re.I)
+_DATE_Q = re.compile(
+    r"^\s*(?:and\s+)?(?:since\s+)?when\b|\b(?:what|which) (?:year|date|day|month|time)\b|"
+    r"\bin what year\b",
+    re.I,
+)
+_PERSON_Q = re.compile(r"^\s*(?:and\s+|but\s+|so\s+)?(?:who|whom|whose)\b", re.I)
+_PLACE_Q = re.compile(r"^\s*(?:and\s+)?where\b|\bin which (?:city|country|town|place)\b", re.I)
+_REASON_Q = re.compile(
+    r"^\s*(?:and\s+)?why\b|\bwhat (?:caused|causes|led to|was the (?:cause|reason)|is the reason)"
+    r"|\bfor what reason\b",
+    re.I,
+)
+_HOWTO_Q = re.compile(
+    r"^\s*(?:and\s+)?(?:how (?:do|can|should|would|must) (?:i|we|you|one)|how to)\b|"
+    r"\b(?:steps|procedure|command|commands)\b",
+    re.I,
+)
+_YESNO_Q = re.compile(rf"^\s*(?:and\s+|but\s+|so\s+)?{_AUX}\b", re.I)
+# Nouns that name a quantity: "what is the limit / the price" asks for a number.
+_QUANTITY_NOUNS = re.compile(
+    r"\b(?:number|limit|cap|threshold|size|lag|timeout|ttl|retention|rate|percentage|version|"
+    r"port|count|price|cost|budget|capacity|quota|maximum|max|minimum|min|default|speed|"
+    r"amount|salary|allowance|fee|toll|length|height|distance|temperature|weight|total|score|"
+    r"rto|rpo|sla|target|deadline|window|per diem)\b",
+    re.I,
+)
+_DURATION_NOUNS = re.compile(
+    r"\b(?:duration|retention|window|deadline|lifetime|rto|rpo|half-life|period|interval|"
+    r"uptime|downtime)\b",
+    re.I,
+)
+# The words of the question form itself ("how long", "what year"): not the subject.
+_FRAME = re.compile(
+    r"\bhow (?:long|often|quickly|fast|soon|frequently|many|much|big|large|high|low|far|deep|"
+    r"wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(?:previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|old|older|earlier|"
+    r"initial(?:ly)?|history|historical|legacy|prior|replaced|superseded|deprecated|back in)\b",
+    re.I,
+)
+# "before X" and "until X" ask about the past only in a question in the past tense ("what did
+# we use before Redis?"), not in "what to check before going up"
+_PAST_BEFORE = re.compile(r"\b(?:before|until)\b(?!\s+\w+ing\b)", re.I)
+_PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used)\b", re.I)
+_CURRENT = re.compile(r"\b(?:still|now|current(?:ly)?|today|nowadays|latest|anymore|yet)\b", re.I)
+_ALTERNATIVES = re.compile(
+    r"\b(?:not|n't|alternatives?|reject\w*|instead|consider\w*|why not|other options?)\b", re.I
+)
+_LIST_WORDS = re.compile(
+    r"\b(?:list|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of)\b",
+    re.I,
+)
+_PLURAL_AFTER_WH = re.compile(
+    r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:of\s+)?(?:the|our|my|your)\s+)?"
+    r"(?:(?!(?:is|are|was|were|does|do|did|has|have|had)\b)[a-z-]+\s+){0,2}"
+    r"(?!(?:does|has|was|is|its|this|thus|yes|always|perhaps|whereas)\b)"
+    r"([a-z-]{3,}(?<!ss)(?<!us)(?<!is)s)\b",
+    re.I,
+)
+_COMPARE = re.compile(
+    r"\b(?:within|under|over|more than|less than|exceed\w*|beyond|faster|slower|longer|"
+    r"shorter|above|below|meet|met|breach\w*|miss(?:ed)?)\b",
+    re.I,
+)
+_COMPARE_FRAME = re.compile(
+    r"\b(?:within|more than|less than|exceed\w*|beyond|above|below)\b", re.I
+)
+_COUNTED = re.compile(r"\bhow many ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.I)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question:
+    """What a question asks: its kind, the value kinds that answer it, its subject terms."""
+
+    text: str
+    kind: str
+    value_kinds: frozenset[str]  # the values an answer must carry (none: any unit may answer)
+    preferred_kinds: frozenset[str] = frozenset()  # values an answer is likely to carry
+    terms: frozenset[str]  # content terms of the subject (the question form's words removed)
+    surface: tuple[tuple[str, str], ...] = ()  # (term, the word it was read from)
+    names: tuple[str, ...]  # names, codes and numbers the question names exactly
+    identifiers: tuple[str, ...]  # codes (ADR-0005, GW-4021, SQS), lower-cased
+    counted: frozenset[str]  # the noun a "how many" question counts
+    wants_list: bool
+    asks_past: bool
+    asks_current: bool
+    asks_alternatives: bool
+    compares: bool  # a yes/no question that compares two values ("within the target?")
+
+    @property
+    def specific(self) -> bool:
+        """The question asks for a particular kind of value (a duration, a name, a date...)."""
+        return bool(self.value_kinds)
+
+
+def _kind(text: str) -> str:
+    if _REASON_Q.search(text):
+        return REASON
+    if _DURATION_Q.search(text):
+        return DURATION
+    if _DATE_Q.search(text):
+        return DATE
+    if _PERSON_Q.search(text):
+        return PERSON
+    if _PLACE_Q.search(text):
+        return PLACE
+    if _NUMBER_Q.search(text):
+        return NUMBER
+    if _HOWTO_Q.search(text):
+        return HOWTO
+    if _YESNO_Q.search(text):
+        return YESNO
+    asked = _ASKED_NOUN.match(text)
+    named = [token.strip("?.,").lower() for token in asked.group(1).split()] if asked else []
+    if any(_DURATION_NOUNS.fullmatch(token) for token in named):
+        return DURATION
+    if any(_QUANTITY_NOUNS.fullmatch(token) for token in named):
+        return NUMBER
+    if _WHICH_Q.match(text):
+        return WHICH
+    return WHAT
+
+
+# "which X", "what X <verb>": asks for one of a kind of thing (not "what is", "what do I")
+_WHICH_Q = re.compile(
+    r"\s*(?:and\s+)?(?:which|what)\s+(?!(?:is|are|was|were|do|does|did|can|could|should|"
+    r"would|will|has|have|had|happens|happened|if|about|else|to|i|we|you|they|it|this|that|"
+    r"kind|sort)\b)[a-z]",
+    re.I,
+)
+
+
+# "what is the maximum lifetime of ...", "what's our per diem": the few words naming what is
+# asked for, right after the question word (not a noun deep in its subject: "rate limiting")
+_ASKED_NOUN = re.compile(
+    r"\s*(?:and\s+)?(?:what|which)(?:\s+(?:is|was|are|were))?"
+    r"(?:\s+(?:the|our|a|an|my|your|their))?((?:\s+[\w/-]+){1,3})",
+    re.I,
+)
+
+
+_MONEY_WORDS = re.compile(
+    r"\b(?:cost|costs|price|prices|priced|pay|paid|pays|spend|spent|budget|fee|fees|toll|"
+    r"worth|salary|compensation|allowance|per diem|charge|charged|fine|reimburs\w*|"
+    r"euros?|dollars?|kroner|pounds)\b|[€$£]",
+    re.I,
+)
+_WEIGHT_WORDS = re.compile(r"\b(?:weigh|weighs|weight|heavy)\b", re.I)
+_PERCENT_WORDS = re.compile(r"\b(?:percent|percentage|per cent|share|proportion|%)", re.I)
+
+
+def _value_kinds(kind: str, text: str) -> frozenset[str]:
+    """The kinds of value that answer a question of `kind` (narrowed by its words: "how much
+    did it cost" wants an amount of money, "how many" a count)."""
+    if kind == NUMBER:
+        if _MONEY_WORDS.search(text):
+            return frozenset({values.MONEY})
+        if _PERCENT_WORDS.search(text):
+            return frozenset({values.PERCENT})
+        if _WEIGHT_WORDS.search(text):
+            return frozenset({values.QUANTITY})
+        if re.search(r"\bhow many\b", text, re.I):
+            return frozenset({values.COUNT})
+    return _VALUE_KINDS.get(kind, frozenset())
+
+
+_VALUE_KINDS = {
+    DURATION: frozenset({values.DURATION, values.QUANTITY}),  # "how long" is time or length
+    NUMBER: frozenset(values.NUMERIC_KINDS),
+    DATE: frozenset({values.DATE, values.TIME}),
+    PERSON: frozenset({values.NAME}),
+    PLACE: frozenset({values.NAME}),
+}
+# "which database": most answers name it, but "the one that ..." answers too.
+_PREFERRED_KINDS = {WHICH: frozenset({values.NAME, values.CODE, values.COUNT, values.QUANTITY})}
+# "was it fixed within the target?" compares two durations (or amounts): preferred, not required
+_COMPARED_KINDS = frozenset(values.NUMERIC_KINDS)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """Capitalised names (not the question's first word), codes and numbers in the question."""
+    found: list[str] = []
+    body = re.sub(r"^\s*\W*\w+", " ", text)  # the first word is capitalised anyway
+    for match in re.finditer(r"[A-ZÀ-ÖØ-Þ][\w'’-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’-]*)*", body):
+        name = match.group(0)
+        if name.lower() not in {"i", "i'm", "i've"}:
+            found.append(name)
+    for match in re.finditer(r"(?<![\w.])\d[\w.,/-]*", text):
+        found.append(match.group(0).rstrip(".,"))
+    return tuple(dict.fromkeys(found))
+
+
+# Informal spellings of a question's first words, read as written out.
+_CONTRACTIONS = re.compile(r"\b(what|who|how|where|when|why|which|that|it|there)(?:'?s)\b", re.I)
+# Words that phrase a request rather than name its subject.
+REQUEST_WORDS = frozenset(
+    words.terms(
+        "need needs get gets got want wants use used using exactly actually really please "
+        "know tell find give make happen happens mean means say says supposed allowed able "
+        "ok okay fine right correct true"
+    )
+)
+
+
+# "how many times / ways": any count answers; the noun names no thing to count.
+GENERIC_COUNTS = frozenset(words.terms("times time ways way kinds types sorts"))
+
+
+def surface_words(text: str) -> tuple[tuple[str, str], ...]:
+    """(term, word) for each term of `text`: the word it was read from (its weight in English
+    is the word's, not the stem's)."""
+    pairs: dict[str, str] = {}
+    for word in re.findall(r"[\w'’.-]+", text):
+        for term in words.terms(word):
+            pairs.setdefault(term, word.strip(".'’-"))
+    return tuple(pairs.items())
+
+
+def read_question(text: str) -> Question:
+    """The reading of one question (a follow-up is read on its own; the conversation adds
+    its previous subject elsewhere)."""
+    text = " ".join(text.split())
+    text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
+    kind = _kind(text)
+    subject = _FRAME.sub(" ", text)
+    for frame in (_PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME):
+        subject = frame.sub(" ", subject)
+    counted_match = _COUNTED.search(text)
+    plural = _PLURAL_AFTER_WH.search(text)
+    wants_list = bool(_LIST_WORDS.search(text) or (plural and kind in (WHAT, WHICH, NUMBER))) and (
+        kind not in (DURATION, DATE, PERSON)
+    )
+    if kind == NUMBER and counted_match:
+        wants_list = False  # "how many nodes" wants the number, not the nodes
+    found = words.identifiers(text)
+    return Question(
+        text=text,
+        kind=kind,
+        value_kinds=_value_kinds(kind, text),
+        preferred_kinds=_COMPARED_KINDS
+        if kind == YESNO and _COMPARE.search(text)
+        else _PREFERRED_KINDS.get(kind, _value_kinds(kind, text)),
+        terms=words.terms(subject) - REQUEST_WORDS,
+        surface=surface_words(subject),
+        names=_names(text),
+        identifiers=tuple(token.lower() for token in found.exact),
+        counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)
+        if counted_match
+        else frozenset(),
+        wants_list=wants_list,
+        asks_past=bool(
+            _PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text))
+        ),
+        asks_current=bool(_CURRENT.search(text)),
+        asks_alternatives=bool(_ALTERNATIVES.search(text)),
+        compares=kind == YESNO and bool(_COMPARE.search(text)),
+    )

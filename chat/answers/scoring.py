@@ -1,0 +1,384 @@
+"""How well a unit answers a question: every weight of the answer engine, with its reason.
+
+A unit's score adds what it shares with the question (IDF-weighted words, identifiers), its
+meaning (the embedder's cosine), whether it carries the kind of value asked for, and its
+source's rank and curation status. Its `coverage` is the stricter measure behind refusals:
+the share of the question's subject it states, with its own context (heading, lead-in, the
+document's title). The numbers were set on the dev halves of the gold sets
+(benchmarks/answers/*/DEV.jsonl and the demo set), never on a single question.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from chat.answers import values as vals
+from chat.answers.question import (
+    DATE,
+    DURATION,
+    HOWTO,
+    NUMBER,
+    PERSON,
+    PLACE,
+    REASON,
+    WHAT,
+    WHICH,
+    YESNO,
+    Question,
+)
+from chat.answers.units import Unit
+from chat.prompt import PromptSource
+from kb import words
+from kb.models import STALE_STATUSES, CanonicalStatus, CanonicalType
+
+# --- what the unit says -------------------------------------------------------------------
+LEXICAL = 1.2  # the share of the question's IDF-weighted words the unit holds
+CONTEXT_WORDS = 0.4  # ...of those only in its heading (a heading names every unit under it)
+LEAD_IN_WORDS = 0.8  # ...or in the lead-in of its list or table, which says what it lists
+HEADING_WORD = 0.05  # each question word in the source's title or heading path
+EARLIER_SHARE = 0.5  # a follow-up's earlier subject counts half as much as its own words
+MEANING = 1.2  # x cosine(question, unit): a paraphrase that shares no word still answers
+VALUE_MATCH = {  # the unit carries the kind of value asked for
+    DURATION: 0.45,
+    NUMBER: 0.35,
+    DATE: 0.4,
+    PERSON: 0.4,
+    PLACE: 0.3,
+    WHICH: 0.3,
+}
+VALUE_MISSING = -0.1  # asked for a value, the unit has none
+DETACHED_VALUE = 0.4  # share of the bonus for a value in a clause that names nothing asked
+COUNT_MATCH = 0.8  # "6 nodes" for "how many nodes": the direct answer
+LABEL_MATCH = 0.3  # an item labelled with the question's word defines what it asks about
+REASON_WORDS = 0.15  # "because", "due to" for a why-question
+REASON_SECTION = 0.5  # a section about causes or reasons holds the reasons
+MODAL = 0.2  # must / never / only / allowed: the words a yes-no rule is stated in
+IDENTIFIER_OPENS = 0.9  # the unit opens with the identifier the question names (a row, a term)
+IDENTIFIER_IN = 0.6  # ...or names it
+IDENTIFIER_AROUND = 0.3  # ...or sits under a heading naming it
+# --- what the unit is ---------------------------------------------------------------------
+CODE_NOT_HOWTO = -0.3  # a code line answers how-to questions; elsewhere it is a detail
+ALTERNATIVE_NOT_ASKED = -0.45  # an option not chosen answers only "why not" questions
+POSITION = -0.005  # x the unit's place in its chunk: the opening states the point
+DANGLING = -0.15  # a unit opening with a pronoun reads badly out of its paragraph
+LIST_UNIT = 0.25  # a question that asks for several things is answered by a list or table
+# --- where it comes from ------------------------------------------------------------------
+RANK_QUALITY = 0.4  # x retrieval's quality score of the chunk
+RANK_ORDER = 0.3  # / (1 + the source's number): the first sources are retrieval's best
+RELATED_BLOCK = -0.3  # graph neighbours complete an answer; they rarely carry it
+INDEX_PAGE = -0.6  # index pages are lists of links, not answers
+INCIDENT_NOW = -0.2  # a postmortem tells what was true then, not how things are now
+ACCEPTED = 0.2  # the curated, current record
+STALE_NOW = -0.5  # superseded/deprecated/archived, for a question about now
+STALE_PAST = -0.15  # ...for a question about how things used to be (quoted as history)
+DECIDED = 0.3  # a paragraph's bold lead statement in an accepted record states the decision
+# --- coverage (refusals) ------------------------------------------------------------------
+CONTEXT_SHARE = 0.85  # a word only in the heading, lead-in or title counts a bit less
+
+_REASON = re.compile(r"\b(because|since|so that|due to|reason|caused|rejected|without)\b", re.I)
+_REASON_SECTION = re.compile(r"\b(causes?|why|reasons?|rationale|rejected)\b", re.I)
+_MODAL = re.compile(
+    r"\b(never|must|must not|do not|don't|does not|not|no|only|forbidden|banned|allowed|"
+    r"required|requires|rejected|cannot|can't|may|should|prohibited|permitted)\b",
+    re.IGNORECASE,
+)
+_DANGLING = re.compile(r"^(it|this|that|these|they|those|he|she)\b", re.IGNORECASE)
+_INCIDENT_WORDS = re.compile(
+    r"\b(incident|outage|postmortem|post-mortem|caused|happened|went wrong|sev\d?|fixed|down)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scored:
+    """A unit of a source with its score and the measures behind it."""
+
+    source: PromptSource
+    unit: Unit
+    score: float
+    coverage: float  # share of the question's subject the unit states (with its context)
+    shared: int  # question words the unit holds
+    values: tuple[vals.Value, ...]  # the values of the asked kind it carries
+    meaning: float = 0.0  # cosine to the question, when judged
+
+    @property
+    def document_id(self) -> int:
+        return self.source.hit.document_id
+
+
+def term_weights(
+    texts: Iterable[str],
+    wanted: Iterable[str],
+    corpus: dict[str, float] | None = None,
+    surface: dict[str, str] | None = None,
+) -> dict[str, float]:
+    """How much each question term says: its IDF over the whole knowledge base when known
+    (`corpus`, by term; else over the candidate units: the topic of the retrieved units is in
+    most of them, only the corpus tells that it is what the question is about), times how
+    rare its word is in English (a common word is often said another way by the document)."""
+    wanted = set(wanted)
+    surface = surface or {}
+    base: dict[str, float] = {}
+    known = {term: corpus[term] for term in wanted if term in corpus} if corpus else {}
+    if known:
+        fallback = min(known.values())  # the text-search configuration's stop words
+        base = {term: known.get(term, fallback) for term in wanted}
+    else:
+        texts = list(texts)
+        frequency = dict.fromkeys(wanted, 0)
+        for text in texts:
+            for term in words.matching(wanted, words.terms(text)):
+                frequency[term] += 1
+        base = {term: words.idf(len(texts), df) for term, df in frequency.items()}
+    return {term: w * words.english_weight(surface.get(term, term)) for term, w in base.items()}
+
+
+def unit_terms(unit: Unit) -> frozenset[str]:
+    return words.terms(unit.words)
+
+
+def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
+    """The words around a unit that say what it is about: heading, lead-in, title."""
+    hit = source.hit
+    return words.terms(f"{unit.section} {unit.context} {hit.title} {hit.heading_path}")
+
+
+def coverage(
+    question_terms: frozenset[str],
+    weights: dict[str, float],
+    own: frozenset[str],
+    around: frozenset[str],
+) -> float:
+    """The IDF-weighted share of the question's subject a unit states (context counts a bit
+    less than its own words)."""
+    whole = sum(weights.get(t, 0.0) for t in question_terms)
+    if whole <= 0:
+        return 0.0
+    in_unit = words.matching(question_terms, own)
+    in_context = words.matching(question_terms - in_unit, around)
+    held = sum(weights.get(t, 0.0) for t in in_unit)
+    held += CONTEXT_SHARE * sum(weights.get(t, 0.0) for t in in_context)
+    return held / whole
+
+
+def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
+    """The values of the kind the question asks for that the unit carries."""
+    kinds = question.value_kinds or question.preferred_kinds
+    if not kinds:
+        return ()
+    found = [v for v in vals.values_in(unit.text) if v.kind in kinds]
+    # an answer is not the question's own subject: "Who designed the Quebec Bridge?" is not
+    # answered by a sentence that names the Quebec Bridge
+    asked = words.terms(question.text)
+    found = [
+        v for v in found if v.kind not in (vals.NAME, vals.CODE) or not words.terms(v.text) <= asked
+    ]
+    if question.counted and vals.COUNT in question.value_kinds:
+        # "how many guns": a count of guns, or a count in a unit that names guns
+        named = words.matching(question.counted, words.terms(unit.words))
+        found = [
+            v
+            for v in found
+            if v.kind != vals.COUNT
+            or named
+            or words.matching(
+                question.counted, words.terms(str(v.key[1]) if len(v.key) > 1 else "")
+            )
+        ]
+    if question.kind == DURATION:
+        # "how long" is time or a length, never a speed, a temperature or a count of things
+        found = [
+            v
+            for v in found
+            if v.kind == vals.DURATION
+            or str(v.key[1]) in {"m", "km", "metre", "meter", "mile"}
+            or str(v.key[1]).startswith(("kilomet", "met", "feet", "ft", "mile"))
+        ]
+    return tuple(found)
+
+
+def source_prior(source: PromptSource, question: Question) -> float:
+    """Retrieval rank and curation status: the answer leans on the best, current source."""
+    hit = source.hit
+    prior = RANK_QUALITY * max(0.0, min(hit.quality_score, 1.0)) + RANK_ORDER / (1 + source.n)
+    if source.block == "related":
+        prior += RELATED_BLOCK
+    if hit.canonical_type == CanonicalType.PROJECT_INDEX:
+        prior += INDEX_PAGE
+    if hit.canonical_type == CanonicalType.INCIDENT and not (
+        question.asks_past or _INCIDENT_WORDS.search(question.text)
+    ):
+        prior += INCIDENT_NOW
+    status = hit.canonical_status
+    if status == CanonicalStatus.ACCEPTED:
+        prior += ACCEPTED
+    elif status in STALE_STATUSES:
+        prior += STALE_PAST if question.asks_past else STALE_NOW
+    return prior
+
+
+_CLAUSE = re.compile(r"[;—()]|, (?=[a-z])|\. ")
+
+
+def attached(question: Question, unit: Unit, found: Sequence[vals.Value]) -> bool:
+    """Whether a value sits in a clause that names the question's subject (a "6–8 s" in the
+    clause about automatic failover, not the "2 min" of another step)."""
+    if not found:
+        return False
+    clauses = _CLAUSE.split(unit.text)
+    if len(clauses) == 1:
+        return True
+    starts, position = [], 0
+    for clause in clauses:
+        position = unit.text.find(clause, position)
+        starts.append((position, position + len(clause), clause))
+    for value in found:
+        for start, end, clause in starts:
+            if start <= value.start < end and words.matching(question.terms, words.terms(clause)):
+                return True
+    return False
+
+
+def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Sequence) -> float:
+    kind = question.kind
+    if kind in VALUE_MATCH:
+        if not found:
+            return VALUE_MISSING
+        return VALUE_MATCH[kind] * (1.0 if attached(question, unit, found) else DETACHED_VALUE)
+    if kind == REASON:
+        bonus = REASON_WORDS if _REASON.search(unit.text) else 0.0
+        return bonus + (REASON_SECTION if _REASON_SECTION.search(unit.section) else 0.0)
+    if kind == YESNO:
+        return MODAL if _MODAL.search(unit.text) else 0.0
+    if kind in (WHAT, HOWTO):
+        accepted = source.hit.canonical_status == CanonicalStatus.ACCEPTED
+        return DECIDED if unit.decision and accepted else 0.0
+    return 0.0
+
+
+def _identifier_bonus(identifiers: Sequence[str], text: str, around: str) -> float:
+    if not identifiers:
+        return 0.0
+    if any(text.startswith(i) or f"— {i}" in text[:60] for i in identifiers):
+        return IDENTIFIER_OPENS
+    if any(i in text for i in identifiers):
+        return IDENTIFIER_IN
+    return IDENTIFIER_AROUND if any(i in around for i in identifiers) else 0.0
+
+
+def score_unit(
+    *,
+    question: Question,
+    source: PromptSource,
+    unit: Unit,
+    weights: dict[str, float],
+    earlier_terms: frozenset[str] = frozenset(),
+    subject_weights: dict[str, float] | None = None,
+) -> Scored:
+    """One unit's score for the question (meaning is added later, for a shortlist).
+    `weights` rank units by the words they share with the question (IDF over the candidate
+    units: the words that tell them apart); `subject_weights` measure how much of the
+    question's subject a unit states (IDF over the corpus, times rarity in English)."""
+    own = unit_terms(unit)
+    around = context_terms(source, unit)
+    lead_in = words.terms(unit.context) if unit.kind != "sentence" else frozenset()
+    heading_words = words.terms(unit.section)
+    current = question.terms
+    shared_own = words.matching(current, own)
+    shared_lead = words.matching(current - shared_own, lead_in)
+    shared = shared_own | shared_lead | words.matching(current, heading_words)
+    shared_earlier = words.matching(earlier_terms, own | lead_in | heading_words)
+    whole = sum(weights.get(t, 0.0) for t in current) + EARLIER_SHARE * sum(
+        weights.get(t, 0.0) for t in earlier_terms
+    )
+    lexical = (
+        sum(weights.get(t, 0.0) for t in shared_own)
+        + LEAD_IN_WORDS * sum(weights.get(t, 0.0) for t in shared_lead)
+        + CONTEXT_WORDS * sum(weights.get(t, 0.0) for t in shared - shared_own - shared_lead)
+        + EARLIER_SHARE * sum(weights.get(t, 0.0) for t in shared_earlier)
+    ) / max(whole, 1e-9)
+    heading = words.terms(f"{source.hit.title} {source.hit.heading_path}")
+    lowered = unit.text.lower()
+    found = asked_values(question, unit)
+    counted = 0.0
+    if question.counted:
+        nouns = {
+            words.stem(str(v.key[1]))
+            for v in vals.values_in(unit.text)
+            if v.kind == vals.COUNT and len(v.key) > 1 and v.key[1]
+        }
+        counted = COUNT_MATCH if words.matching(question.counted, nouns) else 0.0
+    score = (
+        LEXICAL * lexical
+        + HEADING_WORD * len(current & heading)
+        + source_prior(source, question)
+        + _kind_bonus(question, unit, source, found)
+        + counted
+        + (LABEL_MATCH if words.matching(current, words.terms(unit.label)) else 0.0)
+        + _identifier_bonus(question.identifiers, lowered, f"{unit.section} {unit.context}".lower())
+        + (CODE_NOT_HOWTO if unit.kind == "code" and question.kind != HOWTO else 0.0)
+        + (ALTERNATIVE_NOT_ASKED if unit.alternative and not question.asks_alternatives else 0.0)
+        + POSITION * unit.position
+        + (DANGLING if _DANGLING.match(unit.text) else 0.0)
+        + (LIST_UNIT if question.wants_list and unit.group >= 0 else 0.0)
+    )
+    return Scored(
+        source=source,
+        unit=unit,
+        score=score,
+        coverage=coverage(current, subject_weights or weights, own, around),
+        shared=len(shared | shared_earlier),
+        values=found,
+    )
+
+
+# Capitalised words that qualify rather than name (Canadian, Finnish, Swedish): a nationality.
+_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ian|ic|i)$")
+_YEAR = re.compile(
+    r"^(?:1[0-9]{3}|20[0-9]{2})s?$|^(?:January|February|March|April|May|June|July|August|"
+    r"September|October|November|December)$"
+)
+
+
+def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> bool:
+    """Every name and code of the question is in the unit, its heading or lead-in, or its
+    document's title: the value it carries is about that subject. (Years and nationality
+    adjectives qualify a question rather than name its subject; they are not required, nor
+    are months.)"""
+    if not names:
+        return True
+    hit = source.hit
+    around = words.fold(
+        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path}".lower()
+    ).replace("_", " ")  # a name inside an identifier (NTF_SMS_DAILY_CAP) is present
+    for name in names:
+        for part in re.split(r"\s+", name):
+            part = re.sub(r"(?<=\d)s$|'s$|’s$", "", part.strip(".,;:!?()\"'"))
+            if len(part) < 2 or _YEAR.match(part) or _DEMONYM.match(part):
+                continue
+            part = words.fold(part.lower())
+            if not re.search(rf"(?<![\w]){re.escape(part)}(?![\w])", around):
+                return False
+    return True
+
+
+def with_meaning(scored: Scored, cosine: float) -> Scored:
+    """The score plus the unit's meaning (cosine to the question)."""
+    return Scored(
+        source=scored.source,
+        unit=scored.unit,
+        score=scored.score + MEANING * cosine,
+        coverage=scored.coverage,
+        shared=scored.shared,
+        values=scored.values,
+        meaning=cosine,
+    )
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0

@@ -1,0 +1,316 @@
+"""Quotable units of a chunk: what a reader can quote on its own.
+
+A unit is a sentence of a paragraph, a list item (with the heading or lead-in it sits under),
+a table row (with its column headers), or a line of a code block. Markup is removed, links
+render as the titles of the documents they point to, and fragments a chunk window cut off are
+dropped. Items of one list and rows of one table share a `group`, so a list can be quoted whole.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from kb.markup import to_prose
+
+MAX_UNIT_CHARS = 400
+MAX_CONTEXT_CHARS = 90
+MIN_CLAUSE_WORDS = 6  # a cut-off unit kept up to its last clause must still say something
+# A sentence ends at . ! ? before a capital or a digit, but not after an abbreviation
+# ("Symphony No. 9", "St. Paul's", "e.g. Redis").
+_SENTENCE_END = re.compile(
+    r"(?<!\bNo\.)(?<!\bNos\.)(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)"
+    r"(?<!\bProf\.)(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bMt\.)(?<!\bFig\.)(?<!\bca\.)"
+    r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])"
+)
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_QUOTE_MARKER = re.compile(r"^\s*>\s?")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_TABLE_SEPARATOR = re.compile(r"^\|?\s*:?-{2,}")
+# An option that was considered and not chosen: its section says so, or its own last words.
+_ALTERNATIVES = re.compile(
+    r"\b(alternatives?|options? considered|considered options?|rejected|not chosen)\b", re.I
+)
+_NOT_CHOSEN = re.compile(r"\b(rejected|not chosen|deferred)\W*$", re.IGNORECASE)
+# an item that defines something: a short label, then a colon ("Retries: exponential ...")
+_ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
+# A leading "\3." or "\#": extracted PDF/Word text keeps Markdown markers escaped.
+_ESCAPED_MARKER = re.compile(r"^\\(?=[#>|*+\-\d])")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One quotable piece of a chunk, as prose, with the context that makes it readable."""
+
+    text: str  # the quote, markup removed, with its context prefix when it is an item/row
+    kind: str  # sentence | item | row | code
+    section: str  # nearest heading
+    position: int
+    decision: bool = False  # a paragraph's bold lead statement
+    context: str = ""  # the lead-in it follows (matched, not quoted when long)
+    alternative: bool = False  # an option that was considered and not chosen
+    match: str = ""  # the text without the titles of the documents it links to
+    label: str = ""  # what an item defines ("Retries" in "**Retries**: exponential backoff ...")
+    group: int = -1  # items of one list (rows of one table) share a group; sentences have -1
+    bare: str = ""  # an item or row without its context prefix (to quote a list whole)
+
+    @property
+    def words(self) -> str:
+        """What the question's words are matched against: a link to the outage postmortem
+        does not make a sentence about the outage."""
+        return self.match or self.text
+
+
+def _clean(text: str, link_titles: dict[str, str]) -> str:
+    return " ".join(to_prose(text, link_titles).split())
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _with_context(context: str, body: str) -> str:
+    if not context or body.lower().startswith(context.lower()):
+        return body
+    return f"{context}: {body}"
+
+
+def _heading_context(section: str) -> str:
+    section = re.sub(r"^\s*(\d+[.)]|§\d+)\s*", "", section).strip()
+    return section if len(section) <= MAX_CONTEXT_CHARS else ""
+
+
+def _starts_inside_fence(text: str) -> bool:
+    """A chunk cut from the middle of a code block: an odd number of fence lines whose first
+    is bare (no language) and is followed by a blank line or markdown, not by code."""
+    lines = text.splitlines()
+    fences = [i for i, line in enumerate(lines) if line.strip().startswith(("```", "~~~"))]
+    if len(fences) % 2 == 0 or lines[fences[0]].strip() not in ("```", "~~~"):
+        return False
+    following = next((line for line in lines[fences[0] + 1 :] if line.strip()), "")
+    blank_after = fences[0] + 1 < len(lines) and not lines[fences[0] + 1].strip()
+    return blank_after or bool(_LIST_MARKER.match(following) or _HEADING.match(following.strip()))
+
+
+def split_units(
+    text: str,
+    *,
+    section: str = "",
+    link_titles: dict[str, str] | None = None,
+    continues: bool = False,
+    preceding: str = "",
+) -> list[Unit]:
+    """The quotable units of a markdown chunk (see the module docstring).
+
+    `continues`: the chunk is not its document's first, so it may open with the previous
+    chunk's last words (the overlap starts at any word): a leading fragment of a sentence
+    is dropped, the previous chunk holds it whole. `preceding`: the paragraph before the
+    chunk in its section (in the previous chunk), the lead-in of a list or table it opens with.
+    """
+    titles = link_titles or {}
+    linked_titles = sorted(set(titles.values()), key=len, reverse=True)
+    units: list[Unit] = []
+    paragraph: list[str] = []
+    item: list[str] = []
+    fence: list[str] | None = None
+    header: list[str] | None = None
+    lead = ""  # a short paragraph ending with ':' introduces the list/table/code after it
+    # the same lead-in however long: matched against the question, never quoted
+    lead_text = _clean(preceding, link_titles or {}) if preceding else ""
+    depth = 9
+    current = section
+    if _starts_inside_fence(text):
+        fence = []  # the chunk window began inside a code block: its first fence closes it
+
+    groups = {"current": 0, "open": False}
+
+    def add(
+        body: str,
+        kind: str,
+        *,
+        decision: bool = False,
+        label: str = "",
+        bare: str = "",
+        around: str = "",
+    ) -> None:
+        body = body.strip()
+        if len(body.split()) < 3:
+            return
+        if len(body) > MAX_UNIT_CHARS:
+            body = body[:MAX_UNIT_CHARS].rsplit(" ", 1)[0] + " …"
+        is_decision = decision
+        alternative = bool(_ALTERNATIVES.search(current)) or bool(_NOT_CHOSEN.search(body[-40:]))
+        context = (lead_text or around) if kind != "sentence" else ""
+        match = f"{label}: {body}" if kind == "row" and label else body
+        for title in linked_titles:
+            match = match.replace(title, " ")
+        if kind == "sentence":
+            if groups["open"]:
+                groups["current"] += 1
+                groups["open"] = False
+            group = -1
+        else:
+            groups["open"] = True
+            group = groups["current"]
+        units.append(
+            Unit(
+                body,
+                kind,
+                current,
+                len(units),
+                is_decision,
+                context,
+                alternative,
+                match,
+                label,
+                group,
+                bare.strip() or body,
+            )
+        )
+
+    def flush_paragraph() -> None:
+        nonlocal lead, lead_text
+        if not paragraph:
+            return
+        raw = " ".join(paragraph)
+        paragraph.clear()
+        bold_lead = raw.lstrip().startswith("**")
+        prose = _clean(raw, titles)
+        sentences = [s.strip() for s in _SENTENCE_END.split(prose) if s.strip()]
+        for index, clean in enumerate(sentences):
+            if clean.endswith(":"):
+                lead = clean[:-1] if len(clean) <= MAX_CONTEXT_CHARS else ""
+                lead_text = clean[:-1]
+                continue
+            add(clean, "sentence", decision=bold_lead and index == 0)
+
+    def flush_item() -> None:
+        nonlocal lead, lead_text
+        if not item:
+            return
+        body = _clean(" ".join(item), titles)
+        item.clear()
+        if body.endswith(":"):  # an item that introduces the list or table after it
+            lead_text = body[:-1].strip()
+            lead = lead_text if len(lead_text) <= MAX_CONTEXT_CHARS else ""
+            return
+        context = lead or _heading_context(current if depth > 1 else "")
+        labelled = _ITEM_LABEL.match(body)
+        add(
+            _with_context(context, body),
+            "item",
+            label=labelled.group(1) if labelled else "",
+            bare=body,
+            around=context,
+        )
+
+    lines = text.splitlines()
+    for index, raw in enumerate(lines):
+        line = _ESCAPED_MARKER.sub("", raw.rstrip().lstrip())
+        line = raw[: len(raw) - len(raw.lstrip())] + line  # keep the indentation
+        stripped = line.strip()
+        if fence is not None:
+            if stripped.startswith(("```", "~~~")):
+                for code_line in fence:
+                    body, _, comment = code_line.partition(" #")
+                    body = body.strip()
+                    if len(body) < 8 or body.startswith(("#", "//")):
+                        continue
+                    quoted = f"{body} ({comment.strip()})" if comment.strip() else body
+                    context = lead or _heading_context(current)
+                    add(_with_context(context, quoted), "code")
+                fence = None
+            else:
+                fence.append(stripped)
+            continue
+        if stripped.startswith(("```", "~~~")):
+            flush_paragraph()
+            flush_item()
+            fence = []
+            continue
+        heading = _HEADING.match(stripped)
+        if heading:
+            flush_paragraph()
+            flush_item()
+            depth = len(heading.group(1))
+            current = _clean(heading.group(2), titles)
+            lead = lead_text = ""
+            header = None
+            continue
+        if stripped.startswith("|"):
+            flush_paragraph()
+            flush_item()
+            if _TABLE_SEPARATOR.match(stripped.strip("|").strip()):
+                continue
+            cells = [_clean(cell, titles) for cell in _cells(stripped)]
+            if header is None:
+                following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+                if _TABLE_SEPARATOR.match(following.strip("|").strip()):
+                    header = cells
+                    continue
+                # rows of a table whose header is in the previous chunk: no column names
+                header = [""] * len(cells)
+            parts = []
+            for name, value in zip(header[1:], cells[1:], strict=False):
+                if not value or value in {"—", "-", "n/a"}:
+                    continue
+                value = "yes" if value in {"✓", "✔"} else value
+                parts.append(f"{name}: {value}" if name else value)
+            first = cells[0] if cells else ""
+            if header and header[0] and not parts:
+                continue
+            add(
+                f"{first} — {'; '.join(parts)}" if parts else first,
+                "row",
+                # the first column's name ("Vendor") is matched, not quoted
+                label=header[0] if header and header[0] else "",
+            )
+            continue
+        header = None
+        if not stripped:
+            flush_paragraph()
+            flush_item()
+            continue
+        if stripped in {"---", "***"}:
+            continue
+        stripped = _QUOTE_MARKER.sub("", stripped)
+        if _LIST_MARKER.match(line):
+            flush_paragraph()
+            flush_item()
+            item.append(_LIST_MARKER.sub("", stripped))
+            continue
+        if item and (raw.startswith((" ", "\t"))):
+            item.append(stripped)  # a list item's continuation line
+            continue
+        flush_item()
+        paragraph.append(stripped)
+    flush_paragraph()
+    flush_item()
+    # A chunk window can start or stop mid-sentence (its overlap begins at a word, a hard cut
+    # ends at one): those fragments misquote; the neighbouring chunk holds them whole.
+    first_line = text.lstrip().split("\n", 1)[0]
+    if units and units[0].kind == "sentence" and _opens_mid_text(first_line, continues):
+        units.pop(0)
+    if units and not text.endswith("\n") and not re.search(r"[.!?:;)\]`|*]\s*$", text):
+        last = units.pop()
+        whole = _complete_clauses(last.text)
+        if whole:
+            units.append(replace(last, text=whole, match=_complete_clauses(last.words) or whole))
+    return units
+
+
+def _opens_mid_text(first_line: str, continues: bool) -> bool:
+    """A chunk's first line is a fragment: it starts lowercase, or (in a continuing chunk)
+    closes a bracket or code span it never opened."""
+    if first_line[:1].islower():
+        return True
+    head = _SENTENCE_END.split(first_line, 1)[0]
+    unbalanced = head.count(")") > head.count("(") or head.count("`") % 2 == 1
+    return continues and unbalanced
+
+
+def _complete_clauses(text: str) -> str:
+    """A cut-off unit up to its last complete clause, or "" when too little of it is left."""
+    cut = max(text.rfind(mark) for mark in (" (", "; ", ", ", " — "))
+    kept = text[:cut].rstrip() if cut > 0 else ""
+    return kept if len(kept.split()) >= MIN_CLAUSE_WORDS else ""

@@ -1,0 +1,272 @@
+"""Typed values in text: durations, counts, amounts, percentages, dates, names.
+
+A question asks for a kind of value ("how long" a duration, "who" a name); a unit that answers
+carries one. Two units that state different values of the same kind about the same thing
+disagree. Values are read from plain prose, tables and lists alike, and normalised so that
+"35 days", "35-day" and "5 weeks" compare as the same duration.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# What a question may ask for, and what a unit may carry.
+DURATION = "duration"
+COUNT = "count"  # a plain number, or a number of things ("6 nodes")
+QUANTITY = "quantity"  # a number with a unit of measure ("15 m/s", "2,529 metres")
+MONEY = "money"
+PERCENT = "percent"
+DATE = "date"
+TIME = "time"
+NAME = "name"  # a person, team, company or place: a run of capitalised words
+CODE = "code"  # an acronym, a code or an identifier: JSON, SEV2, GW-4021, volatile-lru
+NUMERIC_KINDS = frozenset({DURATION, COUNT, QUANTITY, MONEY, PERCENT})
+
+_NUMBER = r"\d{1,3}(?:[,\u202f ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
+_WORD_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
+    "a": 1, "an": 1, "half": 0.5,
+}  # fmt: skip
+_SECONDS = {
+    "ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "secs": 1, "second": 1,
+    "min": 60, "mins": 60, "minute": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600,
+    "d": 86400, "day": 86400, "business day": 86400, "working day": 86400, "week": 604800,
+    "wk": 604800, "wks": 604800, "month": 2592000, "year": 31536000, "yr": 31536000,
+    "yrs": 31536000,
+}  # fmt: skip
+_DURATION_UNIT = (
+    r"(?:milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|min|hours?|hrs?|h|"
+    r"(?:business |working )?days?|d|weeks?|wks?|months?|years?|yrs?)"
+)
+_NUMBER_WORD = "|".join(sorted((w for w in _WORD_NUMBERS if len(w) > 2), key=len, reverse=True))
+_DURATION_RE = re.compile(
+    rf"(?<![\w.])(?P<n>{_NUMBER}|{_NUMBER_WORD})(?:\s*(?:[–-]|to)\s*(?P<n2>{_NUMBER}))?"
+    rf"[\s-]*(?P<u>{_DURATION_UNIT})(?![\w/])"
+    # "6 h 10 min": a second part of the same duration
+    rf"(?:\s+(?P<n3>{_NUMBER})\s*(?P<u3>{_DURATION_UNIT})(?![\w/]))?",
+    re.IGNORECASE,
+)
+_FREQUENCY_RE = re.compile(
+    r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b", re.I
+)
+_CURRENCY = r"(?:EUR|USD|NOK|GBP|SEK|DKK|CHF|€|\$|£|kr)"
+_MONEY_RE = re.compile(
+    rf"(?P<c1>{_CURRENCY})\s?(?P<n>{_NUMBER})(?:\s?(?P<m>k|m|million|bn|billion)\b)?"
+    rf"|(?<![\w.])(?P<n2>{_NUMBER})(?:\s?(?P<m2>k|m|million|bn|billion))?\s?"
+    r"(?P<c2>EUR|USD|NOK|GBP|SEK|DKK|CHF|euros?|dollars?|kroner|pounds|ducats)\b",
+    re.IGNORECASE,
+)
+# a table cell or item whose label names its unit: "Unit price (EUR): 1,240"
+_LABELLED_RE = re.compile(rf"\((?P<u>[^()\d:;]{{1,12}})\)\s*:\s*(?P<n>{_NUMBER})(?![\w.,]*\d)")
+_PERCENT_RE = re.compile(rf"(?<![\w.])(?P<n>{_NUMBER})\s?(?:%|percent\b|per cent\b)", re.I)
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_DATE_RE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}}\b"
+    rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
+    rf"|\b(?:{_MONTHS})\.?\s+\d{{4}}\b"
+    r"|\bQ[1-4]\s+\d{4}\b"
+    rf"|\b(?:in|by|until|before|after|from|since|every|each|on|end of|early|late|mid)\s+"
+    rf"(?:{_MONTHS})\b"
+    r"|\b(?:1[0-9]{3}|20[0-9]{2})s?\b",
+    re.IGNORECASE,
+)
+_TIME_RE = re.compile(r"\b\d{1,2}:\d{2}\b")
+_UNIT_RE = re.compile(
+    rf"(?<![\w.])(?P<n>{_NUMBER})\s?(?P<u>°\s?[CF]|m/s|km/h|mph|kW|MW|GW|kWh|MWh|GWh|kV|V|A|Hz|"
+    r"mm|cm|m|km|metres?|meters?|kilometres?|kilometers?|miles?|feet|ft|inches|in|kg|g|t|"
+    r"tonnes?|tons?|lbs?|litres?|liters?|L|GB|MB|TB|KB|GiB|MiB|TiB|bar|rpm)(?![\w/])",
+)
+_COUNT_RE = re.compile(
+    rf"(?<![\w.,:/-])(?P<n>{_NUMBER})(?:\s+(?P<noun>[a-zA-Z][a-zA-Z-]+(?:\s+[a-zA-Z][a-zA-Z-]+)?))?"
+)
+# Capitalised words in a row (Ingrid Solberg, Nordvik Turbines Service, Bedřich Smetana);
+# a single capitalised word only where it cannot be a sentence's first word.
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*[\wÀ-ÿ]"
+_NAME_RE = re.compile(rf"{_NAME_WORD}(?:\s+(?:of|de|van|von|der|da|di|la|le|&)?\s*{_NAME_WORD})+")
+_SINGLE_NAME_RE = re.compile(rf"(?<=[a-z,(] ){_NAME_WORD}|(?<=\()({_NAME_WORD})")
+
+
+_CURRENCIES = {
+    "eur": "eur", "€": "eur", "euro": "eur", "euros": "eur", "usd": "usd", "$": "usd",
+    "dollar": "usd", "dollars": "usd", "gbp": "gbp", "£": "gbp", "pounds": "gbp", "nok": "nok",
+    "kr": "nok", "kroner": "nok", "sek": "sek", "dkk": "dkk", "chf": "chf", "ducats": "ducat",
+}  # fmt: skip
+# Capitalised words that open sentences rather than names.
+_NOT_NAMES = frozenset(
+    """the a an this that these those in on at for from to by with of and or but if when
+    while after before since until during every each all no not our we you they it its
+    there here what which who how why where my your their his her""".split()
+)
+
+
+# an acronym or code word (JSON, SEV2, HMAC-SHA256), a snake_case or dotted name, a flag
+_CODE_RE = re.compile(
+    r"(?<![\w-])(?:[A-Z][A-Z0-9]{1,}(?:[-_][A-Z0-9]+)*|[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|"
+    r"[a-z]+(?:-[a-z0-9]+){1,3}|--[a-z][a-z-]+)(?![\w-])"
+)
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: str
+    text: str  # as written
+    key: tuple[object, ...]  # normalised, for comparing two values of the same kind
+    start: int
+    end: int
+
+
+def _number(raw: str) -> float | None:
+    raw = raw.strip().lower()
+    if raw in _WORD_NUMBERS:
+        return float(_WORD_NUMBERS[raw])
+    digits = raw.replace("\u202f", "").replace(" ", "")
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", digits):
+        digits = digits.replace(",", "")
+    else:
+        digits = digits.replace(",", ".")
+    try:
+        return float(digits)
+    except ValueError:
+        return None
+
+
+def _seconds(unit: str) -> float:
+    unit = unit.lower()
+    if unit in _SECONDS:
+        return _SECONDS[unit]
+    return _SECONDS.get(unit.rstrip("s"), 0.0)
+
+
+def _scale(multiplier: str | None) -> float:
+    return {"k": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}.get(
+        (multiplier or "").lower(), 1.0
+    )
+
+
+def values_in(text: str) -> list[Value]:
+    """Every typed value in `text`, in reading order; a span claimed by a more specific
+    kind (a duration, an amount, a date) is not read again as a plain number."""
+    found: list[Value] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e in taken)
+
+    def add(kind: str, match: re.Match[str], key: tuple[object, ...]) -> None:
+        if free(match.start(), match.end()):
+            found.append(Value(kind, match.group(0).strip(), key, match.start(), match.end()))
+            taken.append((match.start(), match.end()))
+
+    for match in _DATE_RE.finditer(text):
+        add(DATE, match, (match.group(0).lower().replace(",", ""),))
+    for match in _LABELLED_RE.finditer(text):  # "Unit price (EUR): 1,240", "Lead time (weeks): 6"
+        amount = _number(match.group("n"))
+        unit = match.group("u").strip().lower()
+        if amount is None:
+            continue
+        span = (match.start("n"), match.end("n"))
+        if unit in _CURRENCIES:
+            value = Value(MONEY, match.group("n"), (_CURRENCIES[unit], amount), *span)
+        elif _seconds(unit):
+            value = Value(
+                DURATION, f"{match.group('n')} {unit}", (amount * _seconds(unit), None), *span
+            )
+        else:
+            value = Value(QUANTITY, f"{match.group('n')} {unit}", (amount, unit), *span)
+        found.append(value)
+        taken.append(span)
+    for match in _MONEY_RE.finditer(text):
+        amount = _number(match.group("n") or match.group("n2") or "")
+        if amount is not None:
+            currency = _CURRENCIES.get((match.group("c1") or match.group("c2") or "").lower(), "")
+            multiplier = match.group("m") or match.group("m2")
+            add(MONEY, match, (currency[:3], amount * _scale(multiplier)))
+    for match in _PERCENT_RE.finditer(text):
+        amount = _number(match.group("n"))
+        if amount is not None:
+            add(PERCENT, match, (amount,))
+    for match in _DURATION_RE.finditer(text):
+        amount = _number(match.group("n"))
+        if amount is None:
+            continue
+        seconds = amount * _seconds(match.group("u"))
+        if match.group("n3"):
+            extra = _number(match.group("n3"))
+            seconds += (extra or 0.0) * _seconds(match.group("u3"))
+        upper = _number(match.group("n2")) if match.group("n2") else None
+        key = (round(seconds, 3), round(upper * _seconds(match.group("u")), 3) if upper else None)
+        add(DURATION, match, key)
+    for match in _FREQUENCY_RE.finditer(text):
+        add(DURATION, match, (match.group(0).lower(),))
+    for match in _TIME_RE.finditer(text):
+        add(TIME, match, (match.group(0),))
+    for match in _UNIT_RE.finditer(text):
+        amount = _number(match.group("n"))
+        if amount is not None:
+            unit = match.group("u").lower()
+            add(
+                QUANTITY,
+                match,
+                (
+                    amount,
+                    unit[:-1]
+                    if unit.endswith("es") or unit[-2:-1].isalpha() and unit.endswith("s")
+                    else unit,
+                ),
+            )
+    for match in _COUNT_RE.finditer(text):
+        amount = _number(match.group("n"))
+        if amount is None:
+            continue
+        noun = (match.group("noun") or "").lower()
+        start, end = match.start("n"), match.end("n")
+        if free(start, end):
+            text_of = f"{match.group('n')} {noun}" if noun else match.group("n")
+            found.append(Value(COUNT, text_of, (amount, noun), start, end))
+            taken.append((start, end))
+    for pattern in (_NAME_RE, _SINGLE_NAME_RE):
+        for match in pattern.finditer(text):
+            words = match.group(0).split()
+            while words and words[0].lower() in _NOT_NAMES:
+                words = words[1:]
+            if not words or not any(ch.islower() for ch in words[-1]):
+                continue  # a sentence opening, or an acronym (PITR, ROC): not a name
+            name = " ".join(words)
+            start = match.start() + match.group(0).index(name)
+            if free(start, match.end()):
+                found.append(Value(NAME, name, (name.lower(),), start, match.end()))
+                taken.append((start, match.end()))
+    for match in _CODE_RE.finditer(text):
+        if free(match.start(), match.end()):
+            found.append(
+                Value(CODE, match.group(0), (match.group(0).lower(),), match.start(), match.end())
+            )
+            taken.append((match.start(), match.end()))
+    found.sort(key=lambda value: value.start)
+    return found
+
+
+def same_value(a: Value, b: Value) -> bool:
+    """Whether two values of one kind say the same (35 days == 5 weeks)."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == NAME:
+        return a.key[0] in str(b.key[0]) or b.key[0] in str(a.key[0])  # type: ignore[operator]
+    if a.kind == COUNT:
+        return a.key[0] == b.key[0]
+    return a.key == b.key
+
+
+def duration_seconds(value: Value) -> float | None:
+    """A duration's length in seconds (the upper end of a range), None for a frequency word."""
+    if value.kind != DURATION or not isinstance(value.key[0], float | int):
+        return None
+    upper = value.key[1] if len(value.key) > 1 else None
+    return float(upper) if isinstance(upper, float | int) else float(value.key[0])
