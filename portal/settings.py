@@ -98,7 +98,11 @@ if not DATABASE_URL:
 
     DATABASE_URL = embedded_database_url(EMBEDDED_DB_DIR, EMBEDDED_DB_SETTINGS)
 
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Seconds a request thread keeps its connection for the next request. Bounded by the server's
+# threads under gunicorn; 0 under ASGI (portal.asgi sets it), where each request's sync work
+# runs on a thread of its own and a kept connection would outlive its thread.
+CONN_MAX_AGE = env_int("CONN_MAX_AGE", 60)
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE)}
 DATABASES["default"]["ENGINE"] = "django_tenants.postgresql_backend"
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -35,11 +31,10 @@ from kb.services import document_ingest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user, token_for
-from tests.live import live_server
+from tests.live import ROOT, live_server, server_process, subprocess_env
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
 OWN, FOREIGN = "mcp-own", "mcp-foreign"
 OLD_CACHE = """---
 type: decision
@@ -282,17 +277,6 @@ def test_no_token_is_refused_with_401(live):
     assert response.status_code == 401
 
 
-def _database_url() -> str:
-    """The running test database, for a subprocess (the server's URL with the test db name)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    from django.conf import settings
-    from django.db import connection
-
-    url = urlsplit(settings.DATABASE_URL)
-    return urlunsplit(url._replace(path="/" + connection.settings_dict["NAME"]))
-
-
 def stdio_session(live: Live, tenant: str, token: str, calls: list[tuple[str, dict]]) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
@@ -300,7 +284,7 @@ def stdio_session(live: Live, tenant: str, token: str, calls: list[tuple[str, di
         command=sys.executable,
         args=["manage.py", "mcp_stdio", "--tenant", tenant, "--token", token],
         cwd=str(ROOT),
-        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
+        env=subprocess_env(),
     )
 
     async def main() -> Any:
@@ -329,7 +313,7 @@ def test_the_stdio_entry_point_refuses_a_token_of_another_tenant(live):
         [sys.executable, "manage.py", "mcp_stdio", "--tenant", "alpha"]
         + ["--token", live.tokens["beta"]],
         cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
+        env=subprocess_env(),
         capture_output=True,
         text=True,
         timeout=120,
@@ -387,32 +371,10 @@ def test_a_malformed_request_is_a_protocol_error_not_a_crash(live):
 @pytest.fixture(scope="module")
 def asgi_server(live) -> Iterator[str]:
     """The same portal under an ASGI server (uvicorn serving portal.asgi), on the test data."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "portal.asgi:application"]
-        + ["--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        for _ in range(100):
-            try:
-                httpx2.get(f"http://127.0.0.1:{port}/healthz", headers={"Host": live.host})
-                break
-            except httpx2.TransportError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    command = [sys.executable, "-m", "uvicorn", "portal.asgi:application"]
+    command += ["--host", "127.0.0.1", "--port", "{port}", "--lifespan", "off"]
+    with server_process(command, host=live.host, env=subprocess_env()) as base:
+        yield base
 
 
 def test_the_same_endpoint_serves_under_asgi(live, asgi_server):
