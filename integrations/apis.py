@@ -127,14 +127,9 @@ class McpApi(APIView):
                 response[name] = value
         return response
 
+    # POST only. Stateless, the server has no event stream to offer a GET (the SDK would open
+    # one that never ends, holding a server thread and its connection) and no session to end
+    # with a DELETE: both are 405, as the transport's specification allows.
     @extend_schema(exclude=True)
     def post(self, request: Request) -> HttpResponse:
-        return self._handle(request)
-
-    @extend_schema(exclude=True)
-    def get(self, request: Request) -> HttpResponse:
-        return self._handle(request)
-
-    @extend_schema(exclude=True)
-    def delete(self, request: Request) -> HttpResponse:
         return self._handle(request)

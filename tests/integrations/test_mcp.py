@@ -277,6 +277,25 @@ def test_no_token_is_refused_with_401(live):
     assert response.status_code == 401
 
 
+def test_get_and_delete_are_refused_at_once(live):
+    """A stateless server offers no event stream to GET and no session to DELETE: 405 at once
+    (a GET used to hold a server thread and its connection for good)."""
+    for method in ("GET", "DELETE"):
+        response = httpx2.request(
+            method,
+            f"{live.base}/mcp/",
+            headers={
+                "Host": live.host,
+                "Authorization": f"Token {live.tokens['reader']}",
+                "Accept": "application/json, text/event-stream",
+            },
+            timeout=10,
+        )
+        assert response.status_code == 405, response.text
+        assert response.json() == {"detail": f'Method "{method}" not allowed.'}
+        assert "POST" in response.headers["Allow"] and method not in response.headers["Allow"]
+
+
 def stdio_session(live: Live, tenant: str, token: str, calls: list[tuple[str, dict]]) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
