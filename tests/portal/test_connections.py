@@ -32,6 +32,9 @@ from tests.chat.conftest import project_remove
 from tests.conftest import make_user, token_for
 from tests.live import ROOT, database_url, server_process, subprocess_env
 
+# Ordered with the database tests, before pytest-django's transactional tests flush the tenants.
+pytestmark = pytest.mark.django_db
+
 APP_NAME = "gw-connection-bound"
 PROJECT = "conn-bound"
 THREADS = 4  # request threads of the gunicorn worker under test
@@ -204,9 +207,7 @@ WORKER_APP_NAME = "gw-connection-bound-worker"
 WORKER_BOUND = 3
 
 
-def test_the_ingestion_worker_holds_a_bounded_number_of_connections(
-    site, tenants, django_db_blocker
-):
+def test_the_ingestion_worker_holds_a_bounded_number_of_connections(site, tenants):
     files = [
         ("files", (f"note-{n}.md", f"# Note {n}\n\nFailover drill {n} passed.\n".encode()))
         for n in range(12)
@@ -237,7 +238,7 @@ def test_the_ingestion_worker_holds_a_bounded_number_of_connections(
         sampler.stopping.set()
         sampler.join()
     assert worker.returncode == 0, worker.stderr.decode()[-2000:]
-    with django_db_blocker.unblock(), tenants["alpha"].scope():
+    with tenants["alpha"].scope():
         states = list(IngestJob.objects.filter(pk__in=job_ids).values_list("state", flat=True))
     assert states == ["done"] * len(files)
     assert 0 < sampler.highest <= WORKER_BOUND, sampler.highest
