@@ -387,6 +387,43 @@ def twins(live, tenants, django_db_blocker) -> Iterator[tuple[str, str]]:
                     users.objects.filter(username="mcp-twin").delete()
 
 
+@pytest.fixture(scope="module")
+def expired_token(live, tenants, django_db_blocker) -> Iterator[str]:
+    """A token of alpha issued longer ago than API_TOKEN_TTL_DAYS (committed)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    with django_db_blocker.unblock():
+        user = make_user(tenants["alpha"], "mcp-expired", projects={OWN: "reader"})
+        key = token_for(tenants["alpha"], user)
+        with tenants["alpha"].scope():
+            issued = timezone.now() - timedelta(days=settings.API_TOKEN_TTL_DAYS + 1)
+            Token.objects.filter(key=key).update(created=issued)
+        yield key
+
+
+def test_an_expired_token_is_refused_over_http_and_stdio(live, expired_token):
+    """One function decides whether a token key authenticates, for every transport."""
+    response = mcp_post(live, expired_token, tool_call("list_projects", {}))
+    assert response.status_code == 401
+    assert "expired" in response.json()["detail"]
+    result = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio", "--tenant", "alpha"]
+        + ["--token", expired_token],
+        cwd=ROOT,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 1
+    assert "Token refused: Token has expired" in result.stderr
+
+
 def test_ask_counts_against_its_tenants_chat_rate_with_the_chat_api(live, twins, settings):
     """`ask` spends the caller's chat budget (shared with POST /api/kb/chat and the chat page),
     counted per tenant: a user of another tenant with the same id keeps a budget of its own."""
