@@ -182,6 +182,8 @@ ASGI_APPLICATION = "portal.asgi.application"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    # not a rule: Django's hook after every password change, which revokes the API tokens
+    {"NAME": "portal.access.tokens.RevokeTokensOnPasswordChange"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
