@@ -293,8 +293,6 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 PERIODIC_TASKS: dict[str, int] = {
     "privacy.tasks.retention_purge_all": env_int("RETENTION_PURGE_EVERY_SECONDS", 86_400),
 }
-# the multipart parser must accept a full batch of uploads (Django's default is 100)
-DATA_UPLOAD_MAX_NUMBER_FILES = env_int("KB_UPLOAD_MAX_FILES", 100)
 
 # --- Logging -----------------------------------------------------------------------------
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
@@ -415,6 +413,10 @@ KB: dict[str, Any] = {
     "RELEVANCE_HIGH": env_float("KB_RELEVANCE_HIGH", 0.60),
     "RELEVANCE_MEDIUM": env_float("KB_RELEVANCE_MEDIUM", 0.40),
 }
+
+# Django's multipart parser stops at the upload limit: one more file is the upload's refusal
+# (kb.uploads.uploaded_files), not a parse of every file sent.
+DATA_UPLOAD_MAX_NUMBER_FILES = KB["UPLOAD_MAX_FILES"]
 
 # --- Curation ------------------------------------------------------------------------------
 # An accepted record with no curation change for this many (30-day) months is due a review.
