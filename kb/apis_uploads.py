@@ -84,7 +84,10 @@ UPLOAD_RESPONSES = {
     415: OpenApiResponse(UploadRefusedSerializer, description="Unsupported file type"),
     422: OpenApiResponse(
         UploadRefusedSerializer,
-        description="Encrypted, unreadable or text-less (scanned) PDF; unreadable Word file",
+        description=(
+            "Encrypted, unreadable or text-less (scanned) PDF; unreadable Word file; a PDF or "
+            "Word file whose parts inflate far beyond their stored size (decompression_bomb)"
+        ),
     ),
 }
 
