@@ -19,6 +19,7 @@ from kb.ingestion.pdf import pdf_check
 from kb.models import IngestJob
 from portal.access.services import project_ensure
 from tests.conftest import make_user, token_for
+from tests.kb.pdfs import raw_pdf, text_operators
 
 SAMPLES = Path(__file__).parent / "samples"
 MIB = 1024 * 1024
@@ -57,31 +58,10 @@ def pdf_bomb() -> bytes:
     """A one-page PDF whose content stream (some text, then 256 MiB of spaces) is Flate-coded
     to about 256 KiB."""
     squeeze = zlib.compressobj(9)
-    stream = squeeze.compress(b"BT /F1 12 Tf 72 720 Td (Quarterly failover drill) Tj ET\n")
+    stream = squeeze.compress(text_operators(b"Quarterly failover drill"))
     for _ in range(BOMB_BYTES // MIB):
         stream += squeeze.compress(b" " * MIB)
-    stream += squeeze.flush()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1))
-    out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
-    return out.getvalue()
+    return raw_pdf(stream + squeeze.flush(), flate=True)
 
 
 @pytest.fixture(scope="module")
