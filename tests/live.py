@@ -113,9 +113,13 @@ def launch_chromium(playwright: Any) -> Any:
 
 
 def require_chromium() -> None:
-    """Skip the calling module's tests when Debian's Chromium is not installed."""
+    """Skip the calling module's tests when Debian's Chromium is not installed; under CI
+    (CI=true, set by .ci/run) fail them instead: a CI run must not pass without them."""
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+        missing = f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{missing}; under CI=true a browser test may not be skipped")
+        pytest.skip(missing)
 
 
 def serve_for_browser(settings: Any) -> None:
