@@ -11,9 +11,10 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.staticfiles import finders
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.views import defaults
 from django.views.decorators.http import require_GET, require_POST
 from drf_spectacular.views import SpectacularRedocView
 from rest_framework.request import Request
@@ -128,3 +129,41 @@ class RedocView(SpectacularRedocView):
                 f"{settings.CONTENT_SECURITY_POLICY.rstrip('; ')}; worker-src 'self' blob:"
             )
         return response
+
+
+# --- error handlers (handler400/403/404/500 of both URLconfs) ---------------------------------
+
+# Paths whose clients read JSON: an error there is the API's body, elsewhere the branded page.
+# Neither ever shows the exception, a path or a setting (with DEBUG on Django's own pages do).
+JSON_PATH_PREFIXES = ("/api/", "/mcp/")
+
+
+def _json_client(request: HttpRequest) -> bool:
+    return request.path.startswith(JSON_PATH_PREFIXES)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """400: e.g. a body over Django's own limits, a suspicious request."""
+    if _json_client(request):
+        return JsonResponse({"detail": "Bad request."}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _json_client(request):
+        detail = "You do not have permission to perform this action."
+        return JsonResponse({"detail": detail}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """404: the API's one not-found body (no existence oracle), or the branded page."""
+    if _json_client(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _json_client(request):
+        return JsonResponse({"detail": "Server error; it has been logged."}, status=500)
+    return defaults.server_error(request)
