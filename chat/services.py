@@ -182,8 +182,11 @@ _FOLLOW_UP = re.compile(
 
 
 def previous_question(conversation: Conversation | None, question: str) -> str:
-    """The conversation's last question when `question` reads as a follow-up to it, else ""."""
-    if conversation is None or len(question.split()) > FOLLOW_UP_MAX_WORDS:
+    """The conversation's last question when `question` reads as a follow-up to it, else ""
+    (also for a conversation not saved yet: it has no question before this one)."""
+    if conversation is None or conversation.pk is None:
+        return ""
+    if len(question.split()) > FOLLOW_UP_MAX_WORDS:
         return ""
     if not _FOLLOW_UP.search(question):
         return ""
