@@ -180,30 +180,29 @@ def prepare_document(
         metadata["frontmatter"] = front.raw
     if front.errors:
         metadata["frontmatter_errors"] = list(front.errors)
-    # frontmatter values (YAML escapes) and a caller's title are cleaned here
-    return text_for_postgres(
-        PreparedDocument(
-            source_path=source_path,
-            source_type=extracted.source_type,
-            content_hash=content_hash(content),
-            slug=front.slug or slug_from_path(source_path),
-            title=resolved_title,
-            doc_id=front.doc_id,
-            tags=front.tags,
-            owners=front.owners,
-            summary=front.summary,
+    prepared = PreparedDocument(
+        source_path=source_path,
+        source_type=extracted.source_type,
+        content_hash=content_hash(content),
+        slug=front.slug or slug_from_path(source_path),
+        title=resolved_title,
+        doc_id=front.doc_id,
+        tags=front.tags,
+        owners=front.owners,
+        summary=front.summary,
+        canonical_type=front.canonical_type if front.is_canonical else None,
+        canonical_status=front.canonical_status if front.is_canonical else None,
+        retrieval_priority=front.retrieval_priority,
+        generation_source=front.generation_source,
+        evidence_tier=evidence_tier_for(
             canonical_type=front.canonical_type if front.is_canonical else None,
             canonical_status=front.canonical_status if front.is_canonical else None,
-            retrieval_priority=front.retrieval_priority,
             generation_source=front.generation_source,
-            evidence_tier=evidence_tier_for(
-                canonical_type=front.canonical_type if front.is_canonical else None,
-                canonical_status=front.canonical_status if front.is_canonical else None,
-                generation_source=front.generation_source,
-            ),
-            metadata=metadata,
-            edges=front.edges,
-            chunks=chunks,
-            warnings=warnings,
-        )
+        ),
+        metadata=metadata,
+        edges=front.edges,
+        chunks=chunks,
+        warnings=warnings,
     )
+    # frontmatter values (YAML escapes) and a caller's title are cleaned here too
+    return text_for_postgres(prepared)
