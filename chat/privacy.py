@@ -5,22 +5,33 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from chat.models import ChatLog, Conversation, Feedback, Message
+from chat.selectors import (
+    ACCESS_ENDED,
+    LOST_ACCESS_NOTE,
+    answers_lost_to,
+    chat_log_answers_lost_to,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
 def conversations_export(user: User) -> list[dict[str, Any]]:
-    """The user's conversations, oldest first, each with its messages in order."""
+    """The user's conversations, oldest first, each with its messages in order; an answer
+    citing a document the user can no longer see is withheld, as on the chat page."""
     conversations = list(Conversation.objects.filter(user=user).order_by("created_at", "id"))
     messages: dict[int, list[dict[str, Any]]] = {c.pk: [] for c in conversations}
-    for message in Message.objects.filter(conversation__user=user).order_by("created_at", "id"):
+    rows = list(Message.objects.filter(conversation__user=user).order_by("created_at", "id"))
+    lost = answers_lost_to(user=user, messages=rows)
+    for message in rows:
+        withheld = message.pk in lost
         messages[message.conversation_id].append(
             {
                 "id": message.pk,
                 "role": message.role,
-                "content": message.content,
-                "citations": message.citations,
+                "content": LOST_ACCESS_NOTE if withheld else message.content,
+                "citations": [] if withheld else message.citations,
+                "withheld": ACCESS_ENDED if withheld else None,
                 "refusal_reason": message.refusal_reason,
                 "created_at": message.created_at.isoformat(),
             }
@@ -45,20 +56,24 @@ def conversations_erase(user: User) -> int:
 
 
 def chat_log_export(user: User) -> list[dict[str, Any]]:
-    """The operators' log rows of the user's chat turns."""
+    """The operators' log rows of the user's chat turns; an answer drawn from a document the
+    user can no longer see is withheld (the question is theirs and stays)."""
+    rows = list(ChatLog.objects.filter(user=user).order_by("at", "id"))
+    lost = chat_log_answers_lost_to(user=user, rows=rows)
     return [
         {
             "id": row.pk,
             "at": row.at.isoformat(),
             "question": row.question,
-            "answer": row.answer,
+            "answer": LOST_ACCESS_NOTE if row.pk in lost else row.answer,
+            "answer_withheld": ACCESS_ENDED if row.pk in lost else None,
             "refusal_reason": row.refusal_reason,
             "project_keys": row.project_keys,
             "provider": row.provider,
             "model": row.model,
             "latency_ms": row.latency_ms,
         }
-        for row in ChatLog.objects.filter(user=user).order_by("at", "id")
+        for row in rows
     ]
 
 

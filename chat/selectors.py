@@ -59,16 +59,15 @@ def conversation_get_for_user(*, user: AnyUser, conversation_id: int) -> Convers
 LOST_ACCESS_NOTE = (
     "This answer relied on documents you can no longer access, so it is no longer shown."
 )
+# why an answer is withheld (the personal data export names it)
+ACCESS_ENDED = "access_ended"
 
 
-def message_list(*, conversation: Conversation, user: AnyUser) -> list[Message]:
-    """Messages of a conversation in the order they were written, as `user` may see them now.
-
-    An answer citing a document the user can no longer see (membership removed, document
-    deleted) is shown as a note: its citations' titles and excerpts, and its text, which
-    quotes them, came from that document. Nothing is changed in the database.
-    """
-    messages = list(conversation.messages.order_by("created_at", "id"))
+def answers_lost_to(*, user: AnyUser, messages: list[Message]) -> set[int]:
+    """Ids of the answers among `messages` that cite a document `user` can no longer see
+    (membership removed, document deleted). Their text quotes those documents and their
+    citations carry titles and excerpts: the chat page shows a note instead and the personal
+    data export withholds them. Nothing is changed in the database."""
     cited = {
         int(citation["document_id"])
         for message in messages
@@ -78,9 +77,52 @@ def message_list(*, conversation: Conversation, user: AnyUser) -> list[Message]:
     visible = set(
         Document.objects.visible_to(user).filter(pk__in=cited).values_list("pk", flat=True)
     )
+    return {
+        message.pk
+        for message in messages
+        if any(
+            citation.get("document_id") not in visible
+            for citation in (message.citations or [])
+            if isinstance(citation, dict)
+        )
+    }
+
+
+def chat_log_answers_lost_to(*, user: AnyUser, rows: list[ChatLog]) -> set[int]:
+    """Ids of the chat-log rows whose answer drew on a document `user` can no longer see, by
+    the rows' source chunks (the same rule as `answers_lost_to`). A chunk that no longer
+    exists (its document changed or went) counts as lost when a project the row searched is
+    no longer visible to the user."""
+    chunk_ids = {int(pk) for row in rows for pk in (row.chunk_ids or [])}
+    chunk_documents = dict(Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", "document_id"))
+    visible_documents = set(
+        Document.objects.visible_to(user)
+        .filter(pk__in=set(chunk_documents.values()))
+        .values_list("pk", flat=True)
+    )
+    visible_projects = set(Project.objects.visible_to(user).values_list("key", flat=True))
+    lost: set[int] = set()
+    for row in rows:
+        for chunk_id in row.chunk_ids or []:
+            document_id = chunk_documents.get(int(chunk_id))
+            if document_id is None:
+                gone = not set(row.project_keys or []) <= visible_projects
+            else:
+                gone = document_id not in visible_documents
+            if gone:
+                lost.add(row.pk)
+                break
+    return lost
+
+
+def message_list(*, conversation: Conversation, user: AnyUser) -> list[Message]:
+    """Messages of a conversation in the order they were written, as `user` may see them now:
+    an answer citing a document the user can no longer see is shown as a note
+    (`answers_lost_to`)."""
+    messages = list(conversation.messages.order_by("created_at", "id"))
+    lost = answers_lost_to(user=user, messages=messages)
     for message in messages:
-        citations = [c for c in (message.citations or []) if isinstance(c, dict)]
-        if any(citation.get("document_id") not in visible for citation in citations):
+        if message.pk in lost:
             message.content = LOST_ACCESS_NOTE
             message.citations = []
     return messages

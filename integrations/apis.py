@@ -1,10 +1,11 @@
 """POST /mcp/: the MCP server over streamable HTTP, inside the ordinary Django request cycle.
 
 The tenant comes from the Host (django-tenants middleware), the caller from DRF's
-authentication classes (the API token), and the rate from DRF's throttles: the same as
-every other API view. The MCP SDK then serves the one JSON-RPC message of the request in
-its stateless JSON-response mode, so the portal keeps running under gunicorn (WSGI); under
-ASGI the same view works unchanged.
+authentication classes (the API token), the body from the API's one parser (its size and
+depth limits and error bodies) and the rate from the product's tenant-keyed throttle: the
+same as every other API view. The MCP SDK then serves the one JSON-RPC message of the request
+(as parsed there) in its stateless JSON-response mode, so the portal keeps running under
+gunicorn (WSGI); under ASGI the same view works unchanged.
 """
 
 from __future__ import annotations
@@ -19,22 +20,20 @@ from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from rest_framework.request import Request
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from integrations.server import CALLER, lowlevel_server
+from portal.throttling import ScopedThrottle
 
 # The response headers of the SDK worth passing on (hop-by-hop ones are the server's job).
 PASSED_HEADERS = {"content-type", "mcp-session-id", "mcp-protocol-version", "allow"}
-# Asking costs a chat turn, so it is throttled like POST /api/kb/chat; the rest like search.
+# Asking costs a chat turn, so it spends the chat rate (the bucket of POST /api/kb/chat and
+# the chat page); the rest like search.
 CHAT_TOOLS = {"ask"}
 
 
-def _throttle_scope(body: bytes) -> str:
-    try:
-        message = json.loads(body or b"{}")
-    except ValueError:
-        return "search"
+def _throttle_scope(message: Any) -> str:
+    """The rate a parsed JSON-RPC message spends."""
     if isinstance(message, dict) and message.get("method") == "tools/call":
         params = message.get("params")
         if isinstance(params, dict) and params.get("name") in CHAT_TOOLS:
@@ -42,8 +41,14 @@ def _throttle_scope(body: bytes) -> str:
     return "search"
 
 
-def _asgi_scope(request: Request) -> dict[str, Any]:
+def _asgi_scope(request: Request, body: bytes) -> dict[str, Any]:
     django_request = request._request
+    headers = [
+        (name.lower().encode("latin-1"), value.encode("latin-1"))
+        for name, value in django_request.headers.items()
+        if name.lower() != "content-length"
+    ]
+    headers.append((b"content-length", str(len(body)).encode()))
     return {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -54,10 +59,7 @@ def _asgi_scope(request: Request) -> dict[str, Any]:
         "raw_path": django_request.path.encode(),
         "root_path": "",
         "query_string": django_request.META.get("QUERY_STRING", "").encode("latin-1"),
-        "headers": [
-            (name.lower().encode("latin-1"), value.encode("latin-1"))
-            for name, value in django_request.headers.items()
-        ],
+        "headers": headers,
         "client": (django_request.META.get("REMOTE_ADDR", ""), 0),
         "server": (django_request.get_host(), 0),
     }
@@ -108,33 +110,31 @@ async def _serve(scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[st
 class McpApi(APIView):
     """The MCP endpoint (streamable HTTP, stateless, JSON responses); token-authenticated."""
 
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [ScopedThrottle]
 
     @property
     def throttle_scope(self) -> str:
-        """The rate of the call in this request (ScopedRateThrottle reads it from the view)."""
-        return _throttle_scope(self.request._request.body)
+        """The rate of the call in this request (ScopedThrottle reads it from the view). The
+        body is parsed here, by the API's parser: over the size limit a 413, too deep a 400."""
+        return _throttle_scope(self.request.data)
 
     def _handle(self, request: Request) -> HttpResponse:
+        # the message as the API's parser read it: the SDK never parses the raw bytes itself
+        body = json.dumps(request.data).encode()
         token = CALLER.set(request.user)
         try:
-            status, headers, body = async_to_sync(_serve)(_asgi_scope(request), request.body)
+            status, headers, content = async_to_sync(_serve)(_asgi_scope(request, body), body)
         finally:
             CALLER.reset(token)
-        response = HttpResponse(body, status=status)
+        response = HttpResponse(content, status=status)
         for name, value in headers:
             if name.lower() in PASSED_HEADERS:
                 response[name] = value
         return response
 
+    # POST only. Stateless, the server has no event stream to offer a GET (the SDK would open
+    # one that never ends, holding a server thread and its connection) and no session to end
+    # with a DELETE: both are 405, as the transport's specification allows.
     @extend_schema(exclude=True)
     def post(self, request: Request) -> HttpResponse:
-        return self._handle(request)
-
-    @extend_schema(exclude=True)
-    def get(self, request: Request) -> HttpResponse:
-        return self._handle(request)
-
-    @extend_schema(exclude=True)
-    def delete(self, request: Request) -> HttpResponse:
         return self._handle(request)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -12,12 +11,14 @@ from rest_framework.views import APIView
 
 from kb.models import IngestJob
 from kb.uploads import (
+    TooManyFiles,
     UploadFile,
     UploadProblem,
     ingest_job_get_visible,
     ingest_jobs_enqueue,
     upload_name,
     upload_problem,
+    uploaded_files,
 )
 from portal.access.models import PROJECT_KEY_VALIDATOR
 from portal.access.selectors import project_get_visible, user_can_edit
@@ -83,30 +84,28 @@ UPLOAD_RESPONSES = {
     415: OpenApiResponse(UploadRefusedSerializer, description="Unsupported file type"),
     422: OpenApiResponse(
         UploadRefusedSerializer,
-        description="Encrypted, unreadable or text-less (scanned) PDF; unreadable Word file",
+        description=(
+            "Encrypted, unreadable or text-less (scanned) PDF; unreadable Word file; a PDF or "
+            "Word file whose parts inflate far beyond their stored size (decompression_bomb)"
+        ),
     ),
 }
 
 
 def documents_upload(request: Request) -> Response:
     """Check every file, then queue them all (or none): 202 with one job per file."""
+    try:
+        files_sent = uploaded_files(request)
+    except TooManyFiles as exc:
+        return Response({"detail": str(exc), "files": []}, status=status.HTTP_400_BAD_REQUEST)
     serializer = UploadInputSerializer(
-        data={
-            "project_key": request.POST.get("project_key"),
-            "files": request.FILES.getlist("files"),
-        }
+        data={"project_key": request.POST.get("project_key"), "files": files_sent}
     )
     serializer.is_valid(raise_exception=True)
     project = project_get_visible(user=request.user, key=serializer.validated_data["project_key"])
     if not user_can_edit(user=request.user, project=project):
         raise PermissionDenied("Only editors and admins of this project may add documents.")
     uploads = serializer.validated_data["files"]
-    limit = int(settings.KB["UPLOAD_MAX_FILES"])
-    if len(uploads) > limit:
-        return Response(
-            {"detail": f"At most {limit} files per request (KB_UPLOAD_MAX_FILES).", "files": []},
-            status=status.HTTP_400_BAD_REQUEST,
-        )
     problems: list[UploadProblem] = []
     files: list[UploadFile] = []
     for upload in uploads:

@@ -122,7 +122,7 @@ def ingest_summary(outcomes: Iterable[IngestOutcome]) -> dict[str, Any]:
 def _load(content: Content) -> bytes | str:
     data = content() if callable(content) else content
     limit = int(settings.KB["INGEST_MAX_FILE_BYTES"])
-    size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+    size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
     if size > limit:
         raise SourceTooLarge(
             f"source is {size} bytes; the limit is {limit} bytes (KB_INGEST_MAX_FILE_BYTES)"

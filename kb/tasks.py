@@ -21,6 +21,10 @@ from kb.services import document_ingest
 
 logger = logging.getLogger(__name__)
 PROGRESS_INTERVAL_SECONDS = 0.5  # at most two progress writes a second per job
+INTERNAL_ERROR = (
+    "internal error: the file could not be ingested; the operators' log has the details "
+    "(upload it again, or ask them)"
+)
 
 
 class ProgressEmbedder:
@@ -114,9 +118,10 @@ def run_ingest_job(*, job_id: int, embedder: Embedder | None = None) -> dict[str
             origin=AuditContext(actor=job.uploaded_by, source=ChangeSource.SERVICE),
             space=space,
         )
-    except Exception as exc:
+    except Exception:
+        # the details (exception, paths, SQL) are for the operators' log, not the editor's page
         logger.exception("ingest job %s failed", job.pk)
-        _finish(job, state=JobState.FAILED, error=f"internal error: {type(exc).__name__}: {exc}")
+        _finish(job, state=JobState.FAILED, error=INTERNAL_ERROR)
         raise
     if outcome.status == "failed" or outcome.document is None:
         reason = outcome.error or "; ".join(outcome.warnings) or "nothing could be ingested"

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import TooManyFilesSent
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.http import Http404
 
@@ -22,6 +24,8 @@ from portal.tenants.selectors import current_schema
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+    from django.http import HttpRequest
+    from rest_framework.request import Request
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,7 +33,8 @@ class UploadProblem:
     """Why a file is refused, with the HTTP status that says it best."""
 
     name: str
-    code: str  # too_large | unsupported_type | empty | encrypted | no_text | unreadable
+    # too_large | unsupported_type | empty | encrypted | no_text | unreadable | decompression_bomb
+    code: str
     message: str
     status: int
 
@@ -38,6 +43,21 @@ class UploadProblem:
 class UploadFile:
     name: str
     data: bytes
+
+
+class TooManyFiles(ValueError):
+    """More files in one request than KB_UPLOAD_MAX_FILES."""
+
+
+def uploaded_files(request: HttpRequest | Request) -> list[UploadedFile]:
+    """The request's `files`; TooManyFiles over KB_UPLOAD_MAX_FILES. Django's own limit on
+    files per request (DATA_UPLOAD_MAX_NUMBER_FILES) is that setting, so Django stops parsing
+    there: its SuspiciousOperation becomes the upload's refusal, not Django's 400 page."""
+    try:
+        return list(request.FILES.getlist("files"))
+    except TooManyFilesSent as exc:
+        limit = int(settings.KB["UPLOAD_MAX_FILES"])
+        raise TooManyFiles(f"At most {limit} files per request (KB_UPLOAD_MAX_FILES).") from exc
 
 
 def upload_name(raw: str) -> str:

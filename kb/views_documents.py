@@ -17,6 +17,7 @@ from kb.models import Document, IngestJob
 from kb.selectors import document_list
 from kb.services import document_soft_delete
 from kb.uploads import (
+    TooManyFiles,
     UploadFile,
     ingest_job_get_visible,
     ingest_job_list,
@@ -24,6 +25,7 @@ from kb.uploads import (
     ingest_jobs_enqueue,
     upload_name,
     upload_problem,
+    uploaded_files,
 )
 from portal.access.models import Project
 
@@ -92,7 +94,12 @@ def documents_upload(request: HttpRequest, project_key: str) -> HttpResponse:
     project = _project_get_editable(request, project_key)
     refused: list[dict[str, str]] = []
     files: list[UploadFile] = []
-    for upload in request.FILES.getlist("files"):
+    try:
+        files_sent = uploaded_files(request)
+    except TooManyFiles as exc:
+        files_sent = []
+        refused.append({"name": "(all files)", "error": str(exc)})
+    for upload in files_sent:
         name = upload_name(upload.name or "")
         problem = upload_problem(name=name, size=upload.size or 0, read=upload.read)
         if problem is not None:

@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -91,27 +92,58 @@ def repair_handle_file(data_dir: Path) -> None:
     An unreadable list (a crash while writing it) would stop every later start: it is reset.
     """
     import pgserver
+
+    with pgserver.PostgresServer._lock:  # the inter-process lock pgserver takes around it
+        _living_attached(data_dir)
+
+
+def stop_embedded_server_if_unused(data_dir: Path) -> bool:
+    """Stop the server in `data_dir` when no living process is attached to it; True if it ran.
+
+    `./dev run` calls this last. pgserver stops the server when its last client exits through
+    its exit hook, but a client that could not run the hook (a gunicorn worker killed at the
+    end of its graceful timeout) stays listed, and the server would run on with nobody left.
+    """
+    import pgserver
+
+    with pgserver.PostgresServer._lock:  # nobody attaches between the check and the stop
+        if _living_attached(data_dir):
+            return False
+        return stop_embedded_server(data_dir)
+
+
+def _living_attached(data_dir: Path) -> list[int]:
+    """The attached processes still alive, with the exited ones dropped from pgserver's list
+    (an unreadable list is reset); call with pgserver's lock held."""
     import psutil  # type: ignore[import-untyped]  # pgserver's own dependency
 
     handle_file = data_dir / ".handle_pids.json"
     if not handle_file.exists():
-        return
-    with pgserver.PostgresServer._lock:  # the inter-process lock pgserver takes around it
-        try:
-            pids = json.loads(handle_file.read_text())
-            if not isinstance(pids, list):
-                raise ValueError("not a list")
-        except (ValueError, OSError):
-            logger.warning("embedded database: resetting unreadable %s", handle_file)
-            handle_file.write_text("[]")
-            return
-        alive = [pid for pid in pids if isinstance(pid, int) and psutil.pid_exists(pid)]
-        if alive != pids:
-            logger.info(
-                "embedded database: %d exited processes were still listed as attached; dropped",
-                len(pids) - len(alive),
-            )
-            handle_file.write_text(json.dumps(alive))
+        return []
+    try:
+        pids = json.loads(handle_file.read_text())
+        if not isinstance(pids, list):
+            raise ValueError("not a list")
+    except (ValueError, OSError):
+        logger.warning("embedded database: resetting unreadable %s", handle_file)
+        handle_file.write_text("[]")
+        return []
+    alive = [pid for pid in pids if isinstance(pid, int) and _alive(psutil, pid)]
+    if alive != pids:
+        logger.info(
+            "embedded database: %d exited processes were still listed as attached; dropped",
+            len(pids) - len(alive),
+        )
+        handle_file.write_text(json.dumps(alive))
+    return alive
+
+
+def _alive(psutil: Any, pid: int) -> bool:
+    # a killed process whose parent exited first may linger as a zombie until it is reaped
+    try:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return False
 
 
 def _exit_cleanly_on_sigterm() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 from django.conf import settings
 from rest_framework import status
 from rest_framework.exceptions import APIException, ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.renderers import JSONRenderer
 
 
 class RequestTooLarge(APIException):
@@ -23,8 +24,17 @@ def body_limit(view: object) -> int:
     return int(limit if limit is not None else settings.API_MAX_BODY_BYTES)
 
 
-class LimitedJSONParser(JSONParser):
-    """JSON bodies: refused above the size limit before any parsing; too deep is a 400."""
+class LimitedJSONParser(BaseParser):
+    """JSON bodies: refused above the size limit before any parsing; too deep is a 400.
+
+    Not a JSONParser subclass on purpose: DRF hands those `request.body`, which Django refuses
+    above DATA_UPLOAD_MAX_MEMORY_SIZE with its own HTML 400 page; this one reads the stream,
+    and never more than one byte over the limit.
+    """
+
+    media_type = "application/json"
+    renderer_class = JSONRenderer
+    json = JSONParser()
 
     def parse(
         self,
@@ -44,6 +54,6 @@ class LimitedJSONParser(JSONParser):
         if len(data) > limit:
             raise RequestTooLarge(too_large)
         try:
-            return super().parse(io.BytesIO(data), media_type, parser_context)
+            return self.json.parse(io.BytesIO(data), media_type, parser_context)
         except RecursionError as exc:
             raise ParseError("JSON parse error - the document is nested too deeply.") from exc

@@ -98,7 +98,11 @@ if not DATABASE_URL:
 
     DATABASE_URL = embedded_database_url(EMBEDDED_DB_DIR, EMBEDDED_DB_SETTINGS)
 
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+# Seconds a request thread keeps its connection for the next request. Bounded by the server's
+# threads under gunicorn; 0 under ASGI (portal.asgi sets it), where each request's sync work
+# runs on a thread of its own and a kept connection would outlive its thread.
+CONN_MAX_AGE = env_int("CONN_MAX_AGE", 60)
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=CONN_MAX_AGE)}
 DATABASES["default"]["ENGINE"] = "django_tenants.postgresql_backend"
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASE_ROUTERS = ("django_tenants.routers.TenantSyncRouter",)
@@ -178,6 +182,8 @@ ASGI_APPLICATION = "portal.asgi.application"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    # not a rule: Django's hook after every password change, which revokes the API tokens
+    {"NAME": "portal.access.tokens.RevokeTokensOnPasswordChange"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -287,8 +293,6 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 PERIODIC_TASKS: dict[str, int] = {
     "privacy.tasks.retention_purge_all": env_int("RETENTION_PURGE_EVERY_SECONDS", 86_400),
 }
-# the multipart parser must accept a full batch of uploads (Django's default is 100)
-DATA_UPLOAD_MAX_NUMBER_FILES = env_int("KB_UPLOAD_MAX_FILES", 100)
 
 # --- Logging -----------------------------------------------------------------------------
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
@@ -382,6 +386,10 @@ KB: dict[str, Any] = {
     "REJECTED_INJECTION_ENABLED": env_bool("KB_REJECTED_INJECTION_ENABLED", True),
     "REJECTED_INJECTION_MAX_DOCS": env_int("KB_REJECTED_INJECTION_MAX_DOCS", 3),
 }
+
+# Django's multipart parser stops at the upload limit: one more file is the upload's refusal
+# (kb.uploads.uploaded_files), not a parse of every file sent.
+DATA_UPLOAD_MAX_NUMBER_FILES = KB["UPLOAD_MAX_FILES"]
 
 # --- Curation ------------------------------------------------------------------------------
 # An accepted record with no curation change for this many (30-day) months is due a review.

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.contrib.staticfiles import finders
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views import defaults
+from django.views.decorators.http import require_GET, require_POST
+from drf_spectacular.views import SpectacularRedocView
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from portal import ratelimit
 from portal.access import tokens
@@ -82,3 +90,80 @@ def token_revoke(request: HttpRequest, prefix: str) -> HttpResponse:
 def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness probe for load balancers."""
     return HttpResponse("ok", content_type="text/plain")
+
+
+REDOC_BUNDLE = "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
+# Redoc's side menu shows this logo from Redocly's CDN, with no setting to turn it off. Without
+# a source the image fails to load and Redoc hides it (its own onError).
+REDOCLY_LOGO_URL = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
+
+@cache
+def _redoc_bundle_source() -> bytes:
+    path = finders.find(REDOC_BUNDLE)
+    if not isinstance(path, str):
+        raise FileNotFoundError(REDOC_BUNDLE)
+    return Path(path).read_bytes().replace(REDOCLY_LOGO_URL.encode(), b"")
+
+
+@require_GET
+def redoc_bundle(request: HttpRequest) -> HttpResponse:
+    """Redoc's standalone bundle (drf-spectacular-sidecar) minus the logo it fetches from
+    another host: the API docs pages request nothing outside the portal."""
+    response = HttpResponse(_redoc_bundle_source(), content_type="application/javascript")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+class RedocView(SpectacularRedocView):
+    """drf-spectacular's Redoc page (templates/drf_spectacular/redoc.html) with the portal's
+    CSP plus `worker-src blob:`: Redoc builds its search worker from a blob of its own code
+    (only a script already allowed to run can make one)."""
+
+    def finalize_response(
+        self, request: Request, response: Response, *args: object, **kwargs: object
+    ) -> Response:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if settings.CONTENT_SECURITY_POLICY:
+            response["Content-Security-Policy"] = (
+                f"{settings.CONTENT_SECURITY_POLICY.rstrip('; ')}; worker-src 'self' blob:"
+            )
+        return response
+
+
+# --- error handlers (handler400/403/404/500 of both URLconfs) ---------------------------------
+
+# Paths whose clients read JSON: an error there is the API's body, elsewhere the branded page.
+# Neither ever shows the exception, a path or a setting (with DEBUG on Django's own pages do).
+JSON_PATH_PREFIXES = ("/api/", "/mcp/")
+
+
+def _json_client(request: HttpRequest) -> bool:
+    return request.path.startswith(JSON_PATH_PREFIXES)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """400: e.g. a body over Django's own limits, a suspicious request."""
+    if _json_client(request):
+        return JsonResponse({"detail": "Bad request."}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _json_client(request):
+        detail = "You do not have permission to perform this action."
+        return JsonResponse({"detail": detail}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """404: the API's one not-found body (no existence oracle), or the branded page."""
+    if _json_client(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _json_client(request):
+        return JsonResponse({"detail": "Server error; it has been logged."}, status=500)
+    return defaults.server_error(request)

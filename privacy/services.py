@@ -14,6 +14,14 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 EXPORT_FORMAT = "groundwork-personal-data/1"
+NOTES = {
+    "withheld": (
+        "Answers marked withheld (access_ended) relied on documents you can no longer access: "
+        "your membership of their project ended, or they were deleted. Their text and "
+        "citations came from those documents, so they are left out, as in the chat; your "
+        "questions are kept."
+    ),
+}
 
 
 def user_data_export(*, user: User) -> dict[str, Any]:
@@ -24,6 +32,7 @@ def user_data_export(*, user: User) -> dict[str, Any]:
         "format": EXPORT_FORMAT,
         "tenant": current_schema(),
         "exported_at": timezone.now().isoformat(),
+        "notes": NOTES,
         **sections,
     }
 

@@ -1,13 +1,20 @@
-"""Shared plumbing of the live-server tests: a threaded server on a free loopback port and
-Debian's Chromium driven by Playwright (never a downloaded browser)."""
+"""Shared plumbing of the live-server tests: a threaded server on a free loopback port, real
+server processes (gunicorn, uvicorn) on the test database, and Debian's Chromium driven by
+Playwright (never a downloaded browser)."""
 
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.test.testcases import LiveServerThread
@@ -40,15 +47,79 @@ def live_server() -> Iterator[int]:
         thread.terminate()
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def database_url() -> str:
+    """The running test database, for a subprocess (the server's URL with the test db name)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from django.conf import settings
+    from django.db import connection
+
+    url = urlsplit(settings.DATABASE_URL)
+    return urlunsplit(url._replace(path="/" + connection.settings_dict["NAME"]))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment of a portal subprocess on the test database."""
+    return {**os.environ, "DATABASE_URL": database_url(), "GROUNDWORK_TESTING": "1", **extra}
+
+
+@contextmanager
+def server_process(command: list[str], *, host: str, env: dict[str, str]) -> Iterator[str]:
+    """Run a server command ({port} in it is replaced) until /healthz answers on `host`;
+    yields its base URL and stops it (SIGTERM) afterwards. Its output goes to a file (a full
+    pipe would stall a chatty server)."""
+    port = free_port()
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(
+            [part.replace("{port}", str(port)) for part in command],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(600):
+                try:
+                    httpx2.get(f"{base}/healthz", headers={"Host": host}, timeout=5)
+                    break
+                except httpx2.TransportError:
+                    if process.poll() is not None:
+                        output.seek(0)
+                        raise RuntimeError(output.read().decode(errors="replace")) from None
+                    time.sleep(0.1)
+            yield base
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 def launch_chromium(playwright: Any) -> Any:
     """Headless Debian Chromium with the flags this sandboxed machine needs."""
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
 def require_chromium() -> None:
-    """Skip the calling module's tests when Debian's Chromium is not installed."""
+    """Skip the calling module's tests when Debian's Chromium is not installed; under CI
+    (CI=true, set by .ci/run) fail them instead: a CI run must not pass without them."""
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)")
+        missing = f"{CHROMIUM} is missing (install Debian's chromium to run browser tests)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{missing}; under CI=true a browser test may not be skipped")
+        pytest.skip(missing)
 
 
 def serve_for_browser(settings: Any) -> None:

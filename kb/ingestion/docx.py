@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.ingestion.formats import ExtractionProblem, escape_markup, markdown_table
+from kb.ingestion.inflation import zip_inflation_check
 
 HEADING_STYLE_RE = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
 
@@ -32,6 +33,8 @@ def _open(data: bytes) -> Any:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
+    # python-docx reads every part into memory: the parts' declared sizes are checked first
+    zip_inflation_check(data, what="the Word file")
     try:
         return docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:

@@ -143,10 +143,6 @@ def extract(*, source_path: str, content: bytes | str, source_type: str | None =
         text, warnings = decode(content)
     else:
         text = content
-    if "\x00" in text:
-        # PostgreSQL text cannot hold NUL
-        text = text.replace("\x00", "")
-        warnings.append("NUL characters removed")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if kind == "html":
         text, _title = html_to_text(text)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.ingestion.formats import ExtractionProblem, escape_markup, markdown_table
+from kb.ingestion.inflation import pdf_inflation_check
 
 PAGE_HEADING = "## Page {number}"
 # words crossing the page's vertical centre line, as a share of all words, below which a
@@ -38,6 +39,8 @@ def pdf_check(data: bytes) -> int:
     """Page count of a readable PDF with text; PdfProblem (message for the user) otherwise."""
     import pypdfium2 as pdfium
 
+    # before pdfium (here) or pdfminer (pdf_to_text) inflates a stream whole
+    pdf_inflation_check(data)
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from kb.ingestion.budget import Deadline, IngestBudget, IngestRejected
 from kb.ingestion.chunk import ChunkDraft, chunk_text, heading
@@ -65,9 +66,44 @@ class PreparedDocument:
 
 
 def content_hash(content: bytes | str) -> str:
-    """sha256 hex of the source bytes (str is hashed as UTF-8)."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
+    """sha256 hex of the source bytes (str is hashed as UTF-8; a lone surrogate as itself)."""
+    data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
     return hashlib.sha256(data).hexdigest()
+
+
+# What PostgreSQL refuses in text: NUL, and lone surrogates, which UTF-8 cannot encode. They
+# come from PDF metadata ("/Title (Evil\000Title)"), UTF-16 strings, YAML escapes ("\0",
+# "\ud800") and JSON bodies; any one of them failed the whole document's write.
+NOT_FOR_POSTGRES_RE = re.compile("[\x00\ud800-\udfff]")
+CLEANED_WARNING = "characters PostgreSQL cannot store (NUL, unpaired surrogates) were removed"
+# the source's identity, not extracted from it
+KEPT_FIELDS = frozenset({"source_path", "content_hash"})
+
+T = TypeVar("T")
+
+
+def text_for_postgres(value: T) -> T:
+    """`value` with NUL and lone surrogates removed from every string in it (in dataclasses,
+    lists, tuples and dicts): the one rule for every field a document brings to the database."""
+    cleaned: Any = value
+    if isinstance(value, str):
+        cleaned = NOT_FOR_POSTGRES_RE.sub("", value) if NOT_FOR_POSTGRES_RE.search(value) else value
+    elif isinstance(value, list):
+        cleaned = [text_for_postgres(item) for item in value]
+    elif isinstance(value, tuple):
+        cleaned = tuple(text_for_postgres(item) for item in value)
+    elif isinstance(value, dict):
+        cleaned = {text_for_postgres(k): text_for_postgres(v) for k, v in value.items()}
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cleaned = dataclasses.replace(
+            value,
+            **{
+                f.name: text_for_postgres(getattr(value, f.name))
+                for f in dataclasses.fields(value)
+                if f.init and f.name not in KEPT_FIELDS
+            },
+        )
+    return cleaned
 
 
 def slug_from_path(source_path: str) -> str:
@@ -96,10 +132,12 @@ def prepare_document(
     params = params or ChunkParams()
     budget = budget or IngestBudget()
     deadline = Deadline(budget.max_seconds)
-    extracted: Extracted = extract(
-        source_path=source_path, content=content, source_type=source_type
-    )
+    as_read: Extracted = extract(source_path=source_path, content=content, source_type=source_type)
+    # cleaned before chunking, so the chunks still tile the stored text exactly
+    extracted = text_for_postgres(as_read)
     warnings = list(extracted.warnings)
+    if extracted != as_read:
+        warnings.append(CLEANED_WARNING)
     if extracted.source_type == "markdown":
         front: Frontmatter = parse_frontmatter(
             extracted.text,
@@ -143,7 +181,7 @@ def prepare_document(
         metadata["frontmatter"] = front.raw
     if front.errors:
         metadata["frontmatter_errors"] = list(front.errors)
-    return PreparedDocument(
+    prepared = PreparedDocument(
         source_path=source_path,
         source_type=extracted.source_type,
         content_hash=content_hash(content),
@@ -167,3 +205,5 @@ def prepare_document(
         chunks=chunks,
         warnings=warnings,
     )
+    # frontmatter values (YAML escapes) and a caller's title are cleaned here too
+    return text_for_postgres(prepared)

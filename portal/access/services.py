@@ -9,7 +9,6 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from portal.access.models import PROJECT_KEY_VALIDATOR, Membership, Project, Role
-from portal.access.tokens import tokens_revoke_all
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -71,16 +70,15 @@ def user_upsert(
     created = user is None
     if user is None:
         user = user_model(username=username)
-    password_changed = created or not user.check_password(password)
-    user.set_password(password)
+    if created or not user.check_password(password):
+        # saved, a new password revokes the API tokens (RevokeTokensOnPasswordChange);
+        # re-running with the same password keeps them
+        user.set_password(password)
     user.is_active = True
     if superuser:
         user.is_superuser = True
         user.is_staff = True
     user.save()
-    if password_changed:
-        # a new password rotates API tokens: one issued under the old password stops working
-        tokens_revoke_all(user=user)
     for key, role in project_roles or []:
         membership_set(user=user, project=project_ensure(key=key), role=role)
     return user, created

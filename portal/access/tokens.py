@@ -75,3 +75,21 @@ def token_revoke(*, user: AnyUser, prefix: str) -> None:
 def tokens_revoke_all(*, user: AnyUser) -> None:
     """Delete every token of the user (a password change rotates them)."""
     Token.objects.filter(user_id=_owner_id(user)).delete()
+
+
+class RevokeTokensOnPasswordChange:
+    """A password "validator" that checks nothing: Django calls `password_changed` on every
+    validator once a new password is saved (`set_password` then `save`), on every path: the
+    console (a superuser's form and one's own), `changepassword`, `user_create`. That is the
+    one place a password change revokes the user's API tokens. A hash upgrade at sign-in is
+    not a change: Django does not call it then."""
+
+    def validate(self, password: str, user: AnyUser | None = None) -> None:
+        return None
+
+    def password_changed(self, password: str, user: AnyUser | None = None) -> None:
+        if user is not None and user.pk is not None:
+            tokens_revoke_all(user=user)
+
+    def get_help_text(self) -> str:
+        return "Changing the password revokes the account's API tokens."

@@ -88,6 +88,14 @@ def test_follow_up_questions_join_the_same_conversation(answerable, alpha, reade
     assert Message.objects.filter(conversation_id=first["conversation_id"]).count() == 4
 
 
+def test_a_follow_up_without_a_conversation_starts_one(answerable, alpha, reader):
+    """A question that reads as a follow-up ("and the old one?") with no conversation_id was a
+    500: the new conversation had no row yet to read a previous question from."""
+    response = _post(alpha, reader[1], {"question": "And how long does it take?"})
+    assert response.status_code == 200, response.content[:300]
+    assert Conversation.objects.filter(pk=response.json()["conversation_id"]).exists()
+
+
 def test_off_topic_question_is_refused_before_the_provider_and_counted_as_a_gap(
     alpha, reader, recording_provider
 ):

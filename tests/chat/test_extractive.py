@@ -6,9 +6,9 @@ import re
 
 import pytest
 
+from chat.answers.units import split_units
 from chat.citations import check_citations
 from chat.providers import NO_GROUNDED_ANSWER, get_provider
-from chat.answers.units import split_units
 from chat.providers.extractive import ExtractiveProvider
 from tests.chat.helpers import hit, prompt_for, result
 

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -25,7 +21,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
-from rest_framework.throttling import ScopedRateThrottle
 
 from canonical.services import record_set_priority
 from chat.models import ChatLog, ContentGap, Conversation
@@ -35,11 +30,10 @@ from kb.services import document_ingest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user, token_for
-from tests.live import live_server
+from tests.live import ROOT, live_server, server_process, subprocess_env
 
 pytestmark = pytest.mark.django_db
 
-ROOT = Path(__file__).resolve().parents[2]
 OWN, FOREIGN = "mcp-own", "mcp-foreign"
 OLD_CACHE = """---
 type: decision
@@ -282,15 +276,23 @@ def test_no_token_is_refused_with_401(live):
     assert response.status_code == 401
 
 
-def _database_url() -> str:
-    """The running test database, for a subprocess (the server's URL with the test db name)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    from django.conf import settings
-    from django.db import connection
-
-    url = urlsplit(settings.DATABASE_URL)
-    return urlunsplit(url._replace(path="/" + connection.settings_dict["NAME"]))
+def test_get_and_delete_are_refused_at_once(live):
+    """A stateless server offers no event stream to GET and no session to DELETE: 405 at once
+    (a GET used to hold a server thread and its connection for good)."""
+    for method in ("GET", "DELETE"):
+        response = httpx2.request(
+            method,
+            f"{live.base}/mcp/",
+            headers={
+                "Host": live.host,
+                "Authorization": f"Token {live.tokens['reader']}",
+                "Accept": "application/json, text/event-stream",
+            },
+            timeout=10,
+        )
+        assert response.status_code == 405, response.text
+        assert response.json() == {"detail": f'Method "{method}" not allowed.'}
+        assert "POST" in response.headers["Allow"] and method not in response.headers["Allow"]
 
 
 def stdio_session(live: Live, tenant: str, token: str, calls: list[tuple[str, dict]]) -> Any:
@@ -300,7 +302,7 @@ def stdio_session(live: Live, tenant: str, token: str, calls: list[tuple[str, di
         command=sys.executable,
         args=["manage.py", "mcp_stdio", "--tenant", tenant, "--token", token],
         cwd=str(ROOT),
-        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
+        env=subprocess_env(),
     )
 
     async def main() -> Any:
@@ -329,7 +331,7 @@ def test_the_stdio_entry_point_refuses_a_token_of_another_tenant(live):
         [sys.executable, "manage.py", "mcp_stdio", "--tenant", "alpha"]
         + ["--token", live.tokens["beta"]],
         cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
+        env=subprocess_env(),
         capture_output=True,
         text=True,
         timeout=120,
@@ -339,80 +341,156 @@ def test_the_stdio_entry_point_refuses_a_token_of_another_tenant(live):
     assert "Token refused: Invalid token." in result.stderr
 
 
-def test_ask_is_throttled_like_the_chat_api(live, monkeypatch):
-    monkeypatch.setattr(
-        ScopedRateThrottle, "THROTTLE_RATES", {"chat": "1/min", "search": "100/min"}
+def mcp_post(live: Live, token: str, body: bytes | dict[str, Any]) -> httpx2.Response:
+    """One raw POST to /mcp/ (a dict is sent as JSON)."""
+    headers = {
+        "Host": live.host,
+        "Authorization": f"Token {token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    content = json.dumps(body).encode() if isinstance(body, dict) else body
+    return httpx2.post(f"{live.base}/mcp/", headers=headers, content=content, timeout=60)
+
+
+def tool_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+
+
+def _set_rates(settings, **rates: str) -> None:
+    current = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**current, **rates},
+    }
+
+
+@pytest.fixture(scope="module")
+def twins(live, tenants, django_db_blocker) -> Iterator[tuple[str, str]]:
+    """Tokens of two users with the same id, one in alpha and one in beta (committed)."""
+    from rest_framework.authtoken.models import Token
+
+    users = get_user_model()
+    with django_db_blocker.unblock():
+        twin = make_user(tenants["alpha"], "mcp-twin", projects={OWN: "reader"})
+        with tenants["beta"].scope():
+            assert not users.objects.filter(pk=twin.pk).exists()
+            other = users.objects.create_user("mcp-twin", password="pw-twin-1", id=twin.pk)
+            other_key = Token.objects.create(user=other).key
+        try:
+            yield token_for(tenants["alpha"], twin), other_key
+        finally:
+            for info in (tenants["alpha"], tenants["beta"]):
+                with info.scope():
+                    Conversation.objects.filter(user__username="mcp-twin").delete()
+                    users.objects.filter(username="mcp-twin").delete()
+
+
+@pytest.fixture(scope="module")
+def expired_token(live, tenants, django_db_blocker) -> Iterator[str]:
+    """A token of alpha issued longer ago than API_TOKEN_TTL_DAYS (committed)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    with django_db_blocker.unblock():
+        user = make_user(tenants["alpha"], "mcp-expired", projects={OWN: "reader"})
+        key = token_for(tenants["alpha"], user)
+        with tenants["alpha"].scope():
+            issued = timezone.now() - timedelta(days=settings.API_TOKEN_TTL_DAYS + 1)
+            Token.objects.filter(key=key).update(created=issued)
+        yield key
+
+
+def test_an_expired_token_is_refused_over_http_and_stdio(live, expired_token):
+    """One function decides whether a token key authenticates, for every transport."""
+    response = mcp_post(live, expired_token, tool_call("list_projects", {}))
+    assert response.status_code == 401
+    assert "expired" in response.json()["detail"]
+    result = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio", "--tenant", "alpha"]
+        + ["--token", expired_token],
+        cwd=ROOT,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
+    assert result.returncode == 1
+    assert "Token refused: Token has expired" in result.stderr
 
-    def call(name: str, arguments: dict) -> httpx2.Response:
-        return httpx2.post(
-            f"{live.base}/mcp/",
-            headers={
-                "Host": live.host,
-                "Authorization": f"Token {live.tokens['editor']}",
-                "Accept": "application/json, text/event-stream",
-            },
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": name, "arguments": arguments},
-            },
-            timeout=60,
-        )
 
-    first = call("ask", {"question": "What is the standard cache layer?"})
-    assert first.status_code == 200, first.text
-    assert call("ask", {"question": "And the old one?"}).status_code == 429
-    listed = call("list_projects", {})
+def test_ask_counts_against_its_tenants_chat_rate_with_the_chat_api(live, twins, settings):
+    """`ask` spends the caller's chat budget (shared with POST /api/kb/chat and the chat page),
+    counted per tenant: a user of another tenant with the same id keeps a budget of its own."""
+    _set_rates(settings, chat="2/min", search="100/min")
+    alpha_key, beta_key = twins
+    ask = tool_call("ask", {"question": "What is the standard cache layer?"})
+    assert mcp_post(live, alpha_key, ask).status_code == 200
+    chat_api = httpx2.post(
+        f"{live.base}/api/kb/chat",
+        headers={"Host": live.host, "Authorization": f"Token {alpha_key}"},
+        json={"question": "Which cache layer did we use before Redis?"},
+        timeout=60,
+    )
+    assert chat_api.status_code == 200, chat_api.text
+    refused = mcp_post(live, alpha_key, ask)
+    assert refused.status_code == 429
+    assert "throttled" in refused.json()["detail"] and refused.headers["Retry-After"]
+    # the rest of the tools count like search
+    listed = mcp_post(live, alpha_key, tool_call("list_projects", {}))
     assert listed.status_code == 200
     assert json.loads(listed.json()["result"]["content"][0]["text"])["projects"][0]["key"] == OWN
-
-
-def test_a_malformed_request_is_a_protocol_error_not_a_crash(live):
-    response = httpx2.post(
+    # the same user id in another tenant: a bucket of its own
+    beta_host = live.host.replace("alpha.", "beta.")
+    other = httpx2.post(
         f"{live.base}/mcp/",
         headers={
-            "Host": live.host,
-            "Authorization": f"Token {live.tokens['reader']}",
+            "Host": beta_host,
+            "Authorization": f"Token {beta_key}",
             "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
         },
-        content=b"{not json",
+        json=ask,
+        timeout=60,
     )
+    assert other.status_code == 200, other.text
+
+
+def test_bodies_meet_the_apis_size_and_depth_limits(live, settings):
+    """The API's body rules: too deep is the API's 400, over API_MAX_BODY_BYTES its 413 (up to
+    any size), before anything of the body reaches the MCP layer."""
+    token = live.tokens["reader"]
+    deep = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ' + (
+        b"[" * 5000 + b"]" * 5000 + b"}"
+    )
+    nested = mcp_post(live, token, deep)
+    assert nested.status_code == 400
+    assert nested.json() == {"detail": "JSON parse error - the document is nested too deeply."}
+    limit = settings.API_MAX_BODY_BYTES
+    for size in (1_600_000, 3_200_000):
+        padding = "x" * size
+        large = mcp_post(live, token, tool_call("search", {"query": "cache", "pad": padding}))
+        assert large.status_code == 413, large.text[:200]
+        assert large.json() == {"detail": f"The request body is larger than {limit} bytes."}
+
+
+def test_a_malformed_request_is_the_apis_400_not_a_crash(live):
+    response = mcp_post(live, live.tokens["reader"], b"{not json")
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == -32700  # JSON-RPC parse error
+    assert response.json()["detail"].startswith("JSON parse error")
 
 
 @pytest.fixture(scope="module")
 def asgi_server(live) -> Iterator[str]:
     """The same portal under an ASGI server (uvicorn serving portal.asgi), on the test data."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "portal.asgi:application"]
-        + ["--host", "127.0.0.1", "--port", str(port), "--lifespan", "off"],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": _database_url(), "GROUNDWORK_TESTING": "1"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        for _ in range(100):
-            try:
-                httpx2.get(f"http://127.0.0.1:{port}/healthz", headers={"Host": live.host})
-                break
-            except httpx2.TransportError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    command = [sys.executable, "-m", "uvicorn", "portal.asgi:application"]
+    command += ["--host", "127.0.0.1", "--port", "{port}", "--lifespan", "off"]
+    with server_process(command, host=live.host, env=subprocess_env()) as base:
+        yield base
 
 
 def test_the_same_endpoint_serves_under_asgi(live, asgi_server):

@@ -121,3 +121,14 @@ def test_readers_and_other_projects_get_404(alpha, beta, editor_client):
 def test_anonymous_users_are_sent_to_login(alpha):
     response = alpha.client().get("/documents/ops/")
     assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_more_files_than_the_limit_on_the_page_is_a_refused_row(alpha, editor_client, settings):
+    limit = settings.KB["UPLOAD_MAX_FILES"]
+    files = [SimpleUploadedFile(f"n{i}.md", NOTE) for i in range(limit + 1)]
+    response = _upload(editor_client, *files)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" not in html and "not queued" in html
+    assert f"At most {limit} files per request (KB_UPLOAD_MAX_FILES)." in html
+    assert not IngestJob.objects.exists()

@@ -138,6 +138,25 @@ def test_a_file_over_the_size_limit_is_413(alpha, editor, settings):
     assert "limit is 100 bytes" in response.json()["detail"]
 
 
+def test_more_files_than_the_limit_is_the_documented_json_refusal(alpha, editor, settings):
+    """Django's own file count limit (the same setting) used to answer first, with its HTML
+    400 page; one over the limit or many over, the refusal is the upload's JSON."""
+    limit = settings.KB["UPLOAD_MAX_FILES"]
+    assert settings.DATA_UPLOAD_MAX_NUMBER_FILES == limit == 100
+    client = api(alpha, editor)
+    for count in (limit + 1, limit + 50):
+        files = [SimpleUploadedFile(f"n{i}.md", NOTE) for i in range(count)]
+        response = upload(client, "ops", *files)
+        assert response.status_code == 400, response.content[:300]
+        assert response.json() == {
+            "detail": f"At most {limit} files per request (KB_UPLOAD_MAX_FILES).",
+            "files": [],
+        }
+    assert not IngestJob.objects.exists()
+    files = [SimpleUploadedFile(f"n{i}.md", NOTE + str(i).encode()) for i in range(limit)]
+    assert upload(client, "ops", *files).status_code == 202
+
+
 def test_readers_get_403_and_strangers_404_and_the_json_ingest_still_works(alpha, editor):
     client = api(alpha, editor)
     assert upload(client, "secret", SimpleUploadedFile("a.md", NOTE)).status_code == 403

@@ -73,3 +73,29 @@ def test_a_job_of_a_dropped_tenant_is_skipped_not_crashed(alpha):
         result = DBTaskResult.objects.get(args_kwargs__kwargs__schema_name="gone_tenant")
     assert result.status == "SUCCESSFUL"
     assert result.return_value == {"job_id": 1, "state": "tenant_gone"}
+
+
+class _BrokenEmbedder:
+    """An embedder that fails in a way nobody planned for (not an EmbeddingError)."""
+
+    name = "broken"
+    dimensions = 384
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("connection to /srv/models/secret.sock refused")
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("unused")
+
+
+def test_an_unexpected_failure_tells_the_editor_without_internal_details(alpha, caplog):
+    job, _ = _queued(alpha, "e.md")
+    try:
+        run_ingest_job(job_id=job.pk, embedder=_BrokenEmbedder())
+    except RuntimeError:
+        pass  # re-raised for the queue's own record
+    job.refresh_from_db()
+    assert job.state == "failed"
+    assert "internal error" in job.error
+    assert "RuntimeError" not in job.error and "secret.sock" not in job.error
+    assert "secret.sock" in caplog.text  # the operators' log has it

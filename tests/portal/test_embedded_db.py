@@ -73,3 +73,46 @@ def test_attached_processes_that_exited_without_detaching_are_dropped(tmp_path, 
     handle_file.write_text("[1, 2")  # a crash while writing it
     repair_handle_file(tmp_path)
     assert json.loads(handle_file.read_text()) == []
+
+
+def test_dev_run_stops_a_server_whose_clients_all_died_without_detaching():
+    """The last step of ./dev run: a gunicorn worker killed at the end of its graceful timeout
+    stays on pgserver's list, so its exit would never stop the server. The server is stopped
+    once every listed client is gone, and left running while one lives."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    import pgserver
+    import psutil
+
+    from portal.embedded_db import stop_embedded_server_if_unused
+
+    folder = Path(tempfile.mkdtemp(prefix="gw-unused-"))  # the server's OS user must enter it
+    try:
+        data_dir = folder / "pg"
+        pgserver.get_server(str(data_dir), cleanup_mode=None)  # lists this process
+        postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
+        handle_file = data_dir / ".handle_pids.json"
+        assert json.loads(handle_file.read_text()) == [os.getpid()]
+        assert stop_embedded_server_if_unused(data_dir) is False  # we are alive and attached
+        assert psutil.pid_exists(postmaster)
+
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              check=True, capture_output=True, text=True)  # fmt: skip
+        # a worker killed with SIGKILL, and one not reaped yet (its master exited first)
+        zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+        while psutil.Process(zombie.pid).status() != psutil.STATUS_ZOMBIE:
+            time.sleep(0.05)
+        handle_file.write_text(json.dumps([int(gone.stdout), zombie.pid]))
+        assert stop_embedded_server_if_unused(data_dir) is True
+        zombie.wait()
+        assert not _alive(psutil, postmaster)
+        assert json.loads(handle_file.read_text()) == []
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -48,6 +48,18 @@ def test_an_oversized_body_is_refused_before_it_is_parsed(alpha, settings):
     assert "1000 bytes" in response.json()["detail"]
 
 
+def test_a_body_over_djangos_own_limit_is_the_same_413(alpha, settings):
+    """Django refuses bodies over DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) with its HTML 400 page
+    when they are read through request.body; the API's parser reads the stream itself."""
+    user = make_user(alpha, "big-reader", projects={"big": "reader"})
+    client = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, user)}")
+    body = json.dumps({"query": "x", "pad": "p" * 3_200_000})
+    response = client.post("/api/kb/search", body, content_type="application/json")
+    assert response.status_code == 413
+    limit = settings.API_MAX_BODY_BYTES
+    assert response.json() == {"detail": f"The request body is larger than {limit} bytes."}
+
+
 def test_document_ingest_accepts_bodies_up_to_the_ingest_limit(alpha, settings):
     settings.API_MAX_BODY_BYTES = 1000
     editor = make_user(alpha, "big-editor", projects={"big": "editor"})

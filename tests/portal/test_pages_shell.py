@@ -41,10 +41,17 @@ def test_swagger_ui_and_redoc_load_from_local_static_files(alpha):
     user = make_user(alpha, "shell-docs", projects={"shell": "reader"})
     client = alpha.client()
     client.force_login(user)
-    for url, asset in (("/api/docs/", "swagger-ui-dist"), ("/api/redoc/", "redoc")):
+    for url, asset in (
+        ("/api/docs/", "/static/drf_spectacular_sidecar/swagger-ui-dist/"),
+        ("/api/redoc/", "/api/redoc/redoc.standalone.js"),  # the sidecar's, minus a CDN logo
+    ):
         response = client.get(url)
         html = response.content.decode()
         assert response.status_code == 200, url
-        assert "/static/drf_spectacular_sidecar/" in html and asset in html
+        assert asset in html
         assert "cdn.jsdelivr" not in html and "unpkg.com" not in html
+        assert "fonts.googleapis" not in html and "<script>" not in html
+    bundle = client.get("/api/redoc/redoc.standalone.js")
+    assert bundle["Content-Type"] == "application/javascript"
+    assert b"Redoc" in bundle.content and b"cdn.redoc.ly" not in bundle.content
     assert finders.find("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")

@@ -121,6 +121,45 @@ def test_export_holds_exactly_the_users_rows(world):
     assert "bob" not in json.dumps(export)
 
 
+def test_answers_citing_documents_no_longer_visible_are_withheld_from_the_export(world):
+    """The chat page's rule (chat.selectors.message_list): once the membership is gone, an
+    answer that cites the project's documents is not shown, and the export says why."""
+    anna = world["anna"]
+
+    def answers(export: dict) -> dict[str, dict]:
+        by_question: dict[str, dict] = {}
+        for conversation in export["conversations"]:
+            question = conversation["messages"][0]["content"]
+            by_question[question] = conversation["messages"][1]
+        return by_question
+
+    asked = {}
+    for key, title in ((NORTH, "North"), (SOUTH, "South")):
+        asked[key] = f"When does the {title} team deploy after the review meeting?"
+        message_send(user=anna, question=asked[key], filters=SearchFilters(project_keys=(key,)))
+    south_question = asked[SOUTH]
+    before = answers(user_data_export(user=anna))[south_question]
+    assert before["citations"] and "South" in before["content"]
+    assert before["withheld"] is None
+
+    Membership.objects.filter(user=anna, project__key=SOUTH).delete()
+    export = user_data_export(user=anna)
+    withheld = answers(export)[south_question]
+    assert withheld["withheld"] == "access_ended"
+    assert withheld["citations"] == []
+    assert "South" not in withheld["content"] and "no longer" in withheld["content"]
+    kept = answers(export)[asked[NORTH]]
+    assert kept["withheld"] is None and "North" in kept["content"] and kept["citations"]
+    # the question is the user's own and stays; the chat log's copy of the answer goes too
+    log = {row["question"]: row for row in export["chat_log"]}
+    assert log[south_question]["answer_withheld"] == "access_ended"
+    assert "South" not in log[south_question]["answer"]
+    assert "North" in log[asked[NORTH]]["answer"] and log[asked[NORTH]]["answer_withheld"] is None
+    assert "withheld" in export["notes"] and "access" in export["notes"]["withheld"]
+    # nothing of the south document's text anywhere in the export
+    assert "The South team deploys" not in json.dumps(export)
+
+
 def test_the_api_and_the_profile_page_export_the_callers_data(world, alpha):
     anna = world["anna"]
     api = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, anna)}")

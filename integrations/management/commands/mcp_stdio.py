@@ -6,10 +6,10 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from integrations.server import CALLER, mcp
+from portal.authentication import token_authenticate
 from portal.commands import command_tenant
 
 
@@ -26,8 +26,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         with command_tenant(options["tenant"]):
             try:
-                # DRF's token authentication decides, as for every API request
-                user, _ = TokenAuthentication().authenticate_credentials(options["token"])
+                # the API's own rule (unknown, expired, inactive), as for every API request
+                user, _ = token_authenticate(options["token"])
             except AuthenticationFailed as exc:
                 raise CommandError(f"Token refused: {exc.detail}") from exc
             CALLER.set(user)
