@@ -67,7 +67,7 @@ def feedback_resolve(*, feedback: QuerySet[Feedback], by: AnyUser) -> int:
 
 
 def gold_line(feedback: Feedback) -> dict[str, Any]:
-    """One line of the answer harness's gold set (DESIGN.md "Answers"): the question asked,
+    """One line of the answer harness's gold set (the answer harness, chat/evaluation.py): the question asked,
     the editor's facts (alternatives split on |), gold slugs (default: the cited ones)."""
     question = message_question(feedback.message)
     facts = [

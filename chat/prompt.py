@@ -50,6 +50,7 @@ class PromptSource:
     n: int
     hit: SearchHit
     block: Block
+    about: str = ""  # the document's summary and tags: what it says it is about
 
     @property
     def origin(self) -> str:

@@ -37,7 +37,7 @@ from chat.prompt import (
 )
 from chat.providers import AnswerProvider, ProviderError, get_provider
 from chat.providers.extractive import meaning_judge
-from chat.selectors import document_titles_by_slug
+from chat.selectors import document_descriptions, document_titles_by_slug
 from kb import words
 from kb.markup import to_prose
 from kb.models import Document
@@ -322,6 +322,7 @@ def _evidence(
         sources = add_sources(
             sources, document_hits(user=user, query=question, document_ids=missing), block="related"
         )
+    sources = document_descriptions(user=user, sources=sources)
     earlier = earlier_subject(previous)
     embed_units = int(settings.CHAT["EXTRACTIVE_EMBED_UNITS"])
     corpus = _term_idfs(f"{previous} {question}")
@@ -344,7 +345,10 @@ def _evidence(
     if brief.answerable and brief.unstated:
         hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
         if hop.primary:
-            widened = add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context")
+            widened = document_descriptions(
+                user=user,
+                sources=add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context"),
+            )
             second, second_titles = brief_of(widened)
             if second.answerable and len(second.support) > len(brief.support):
                 return widened, second, second_titles

@@ -1,4 +1,4 @@
-"""The shared cache behind every throttle and rate-limit counter (see DESIGN.md, Scale path)."""
+"""The shared cache behind every throttle and rate-limit counter (docs/architecture.md, "Where each rule lives")."""
 
 from __future__ import annotations
 

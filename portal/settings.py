@@ -310,7 +310,7 @@ LOGGING = {
     },
 }
 
-# --- Knowledge base and retrieval (env names KB_*; defaults from DESIGN.md) ----------------
+# --- Knowledge base and retrieval (env names KB_*; tuning weights: kb/retrieval/weights.py) -
 _EMBEDDING_PROVIDER = env_str("KB_EMBEDDING_PROVIDER", "hash" if TESTING else "local")
 KB: dict[str, Any] = {
     # Embeddings: local (sentence-transformers, offline package) | openai | hash (tests only)

@@ -141,9 +141,12 @@ def unit_terms(unit: Unit) -> frozenset[str]:
 
 
 def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
-    """The words around a unit that say what it is about: heading, lead-in, title."""
+    """The words around a unit that say what it is about: heading, lead-in, title, and the
+    document's own summary and tags."""
     hit = source.hit
-    return words.terms(f"{unit.section} {unit.context} {hit.title} {hit.heading_path}")
+    return words.terms(
+        f"{unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about}"
+    )
 
 
 def coverage(
@@ -352,7 +355,8 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
         return True
     hit = source.hit
     around = words.fold(
-        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path}".lower()
+        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path} "
+        f"{source.about}".lower()
     ).replace("_", " ")  # a name inside an identifier (NTF_SMS_DAILY_CAP) is present
     for name in names:
         for part in re.split(r"\s+", name):

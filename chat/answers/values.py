@@ -72,6 +72,7 @@ _DATE_RE = re.compile(
     rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
     rf"|\b(?:{_MONTHS})\.?\s+\d{{4}}\b"
     r"|\bQ[1-4]\s+\d{4}\b"
+    r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b"
     rf"|\b(?:in|by|until|before|after|from|since|every|each|on|end of|early|late|mid)\s+"
     rf"(?:{_MONTHS})\b"
     r"|\b(?:1[0-9]{3}|20[0-9]{2})s?\b",

@@ -218,7 +218,7 @@ def test_search_page_with_a_status_filter(page, server):
     everything = results.count()
     page.select_option("#id_canonical_statuses", "superseded")
     page.click("form[role=search] button[type=submit]")
-    page.wait_for_url("**status=superseded*")
+    page.wait_for_url("**canonical_statuses=superseded*")
     page.locator("#search-results .search-results > li").first.wait_for()
     badges = page.locator("#search-results .search-results > li").all_inner_texts()
     assert badges and all("superseded" in text for text in badges)
