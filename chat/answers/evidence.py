@@ -54,6 +54,12 @@ TRUST_MARGIN = 1.0
 # or when the two units share this share of their own (IDF-weighted) words.
 SAME_SUBJECT = 0.75
 SAME_THING = 0.3
+# Supporting quotes score this close to the lead, and repeat less than this share of a
+# quoted unit's words.
+SUPPORT_MARGIN = 0.5
+REPEATS = 0.7
+# A how-to answer led by prose shows the command that scores this close to it.
+COMMAND_MARGIN = 0.5
 # A question asking for several things is answered by a list scoring this close to the best.
 LIST_MARGIN = 0.9
 # Lead and disagreements are looked for among this many best units.
@@ -238,7 +244,9 @@ def _units(
                 out.append((source, unit))
     # A document the question names (by its id or slug) states its subject in its title
     # ("What did ADR-0005 decide?"): the title is quotable too, once per document.
-    named = {token.lower() for token in question.identifiers}
+    named = {
+        token.lower() for token in question.identifiers if re.search(r"[\d_.-]", token)
+    }  # codes and slugs name a document; a word in capitals (API) does not
     titled: set[int] = set()
     for source in sources:
         hit = source.hit
@@ -473,6 +481,34 @@ def _list_siblings(lead: Scored, ranked: Sequence[Scored]) -> tuple[Scored, ...]
     return tuple(siblings[: MAX_LIST_ITEMS - 1])
 
 
+def _supporting(
+    question: Question,
+    lead: Scored,
+    listed: Sequence[Scored],
+    taken: Sequence[Scored],
+    ranked: Sequence[Scored],
+) -> list[Scored]:
+    """Up to MAX_SUPPORT more units nearly as good as the lead, from sources trusted as much,
+    that add something (not the same statement again, not an option that was not chosen)."""
+    chosen: list[Scored] = []
+    seen = [unit_terms(s.unit) for s in (lead, *listed, *taken)]
+    for other in ranked[:MAX_CONTENDERS]:
+        if len(chosen) >= MAX_SUPPORT - len(taken):
+            break
+        if other.score < lead.score - SUPPORT_MARGIN or other.shared == 0:
+            break
+        if trust(other.source) < trust(lead.source) or other.source.block == "rejected":
+            continue
+        if other.unit.alternative and not question.asks_alternatives:
+            continue
+        own = unit_terms(other.unit)
+        if any(len(own & terms) >= REPEATS * max(len(own), 1) for terms in seen):
+            continue  # the same statement again (a summary and its section, chunk overlap)
+        chosen.append(other)
+        seen.append(own)
+    return chosen
+
+
 def _stated(question: Question, units: Sequence[Scored]) -> set[str]:
     """The question's terms the given units (with their context) state."""
     held: set[str] = set()
@@ -628,7 +664,19 @@ def build_brief(
         )
     listed = _list_siblings(lead, ranked) if _answers_with_list(question, lead, weights) else ()
     support: list[Scored] = []
-    answer = (lead, *listed)
+    if question.kind == HOWTO and lead.unit.kind != "code":
+        command = next(
+            (
+                s
+                for s in ranked[:MAX_CONTENDERS]
+                if s.unit.kind == "code" and s.score >= lead.score - COMMAND_MARGIN
+            ),
+            None,
+        )
+        if command is not None:
+            support.append(command)  # a how-to answer shows its command
+    support.extend(_supporting(question, lead, listed, support, ranked))
+    answer = (lead, *listed, *support)
     second = _second_hop(question, answer, ranked, subject)
     if second is not None and all(second.unit != s.unit for s in listed):
         support.append(second)

@@ -231,7 +231,7 @@ _CONTRACTIONS = re.compile(r"\b(what|who|how|where|when|why|which|that|it|there)
 REQUEST_WORDS = frozenset(
     words.terms(
         "need needs get gets got want wants use used using exactly actually really please "
-        "know tell find give make happen happens mean means say says supposed allowed able "
+        "know tell find give make happen happens say says supposed allowed able "
         "ok okay fine right correct true"
     )
 )
@@ -278,7 +278,7 @@ def read_question(text: str) -> Question:
         terms=words.terms(subject) - REQUEST_WORDS,
         surface=surface_words(subject),
         names=_names(text),
-        identifiers=tuple(token.lower() for token in found.exact),
+        identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
         counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)
         if counted_match
         else frozenset(),

@@ -61,6 +61,7 @@ IDENTIFIER_IN = 0.6  # ...or names it
 IDENTIFIER_AROUND = 0.3  # ...or sits under a heading naming it
 # --- what the unit is ---------------------------------------------------------------------
 CODE_NOT_HOWTO = -0.3  # a code line answers how-to questions; elsewhere it is a detail
+CODE_HOWTO = 0.3  # ...and a how-to question is answered by its command
 ALTERNATIVE_NOT_ASKED = -0.45  # an option not chosen answers only "why not" questions
 POSITION = -0.005  # x the unit's place in its chunk: the opening states the point
 DANGLING = -0.15  # a unit opening with a pronoun reads badly out of its paragraph
@@ -262,9 +263,11 @@ def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Seq
     return 0.0
 
 
-def _identifier_bonus(identifiers: Sequence[str], text: str, around: str) -> float:
+def _identifier_bonus(identifiers: Sequence[str], text: str, around: str, kind: str) -> float:
     if not identifiers:
         return 0.0
+    if kind == "title":
+        return IDENTIFIER_OPENS  # the title of the document the question names
     if any(text.startswith(i) or f"— {i}" in text[:60] for i in identifiers):
         return IDENTIFIER_OPENS
     if any(i in text for i in identifiers):
@@ -321,8 +324,11 @@ def score_unit(
         + _kind_bonus(question, unit, source, found)
         + counted
         + (LABEL_MATCH if words.matching(current, words.terms(unit.label)) else 0.0)
-        + _identifier_bonus(question.identifiers, lowered, f"{unit.section} {unit.context}".lower())
+        + _identifier_bonus(
+            question.identifiers, lowered, f"{unit.section} {unit.context}".lower(), unit.kind
+        )
         + (CODE_NOT_HOWTO if unit.kind == "code" and question.kind != HOWTO else 0.0)
+        + (CODE_HOWTO if unit.kind == "code" and question.kind == HOWTO else 0.0)
         + (ALTERNATIVE_NOT_ASKED if unit.alternative and not question.asks_alternatives else 0.0)
         + POSITION * unit.position
         + (DANGLING if _DANGLING.match(unit.text) else 0.0)

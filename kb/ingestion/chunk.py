@@ -17,7 +17,8 @@ FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 WORD_RE = re.compile(r"\w+|[^\w\s]")
 PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
 PIECE_RE = re.compile(r"\S+\s*")
-INLINE_MARKUP_RE = re.compile(r"[*_`]+")
+# Emphasis and code markers; an underscore inside a word belongs to it (INGEST_BACKLOG_EXCEEDED)
+INLINE_MARKUP_RE = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)")
 BREADCRUMB_LEVELS = 3
 CHARS_PER_TOKEN = 4
 # [CLS] and [SEP] take two places of a BERT-style model's input window.
