@@ -180,6 +180,8 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     found = [
         v for v in found if v.kind not in (vals.NAME, vals.CODE) or not words.terms(v.text) <= asked
     ]
+    if question.kind == PERSON and not question.text.lower().lstrip().startswith("whose"):
+        found = [v for v in found if vals.is_person_like(v)]
     if question.counted and vals.COUNT in question.value_kinds:
         # "how many guns": a count of guns, or a count in a unit that names guns
         named = words.matching(question.counted, words.terms(unit.words))

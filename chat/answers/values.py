@@ -254,6 +254,12 @@ def values_in(text: str) -> list[Value]:
     return found
 
 
+def is_person_like(value: Value) -> bool:
+    """A name of two or more words (Anton Seidl, Incident Commander): who-questions are not
+    answered by a place or a country (Canada)."""
+    return value.kind == NAME and len(value.text.split()) >= 2
+
+
 def same_value(a: Value, b: Value) -> bool:
     """Whether two values of one kind say the same (35 days == 5 weeks)."""
     if a.kind != b.kind:
