@@ -50,7 +50,11 @@ class PromptSource:
     n: int
     hit: SearchHit
     block: Block
-    about: str = ""  # the document's summary and tags: what it says it is about
+
+    @property
+    def about(self) -> str:
+        """What the document says it is about: its summary and tags."""
+        return " ".join([self.hit.summary, *self.hit.tags]).strip()
 
     @property
     def origin(self) -> str:

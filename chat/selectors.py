@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -20,7 +20,6 @@ from chat.models import (
     Message,
     MessageRole,
 )
-from chat.prompt import PromptSource
 from kb.models import Chunk, Document
 from kb.rendering import rebuild_content, render_markdown
 from kb.selectors import document_get_visible
@@ -303,24 +302,6 @@ def document_feedback_counts(*, user: AnyUser, limit: int = 50) -> list[Document
     ]
     rows.sort(key=lambda row: (-row.down, row.up, row.title))
     return rows[:limit]
-
-
-def document_descriptions(
-    *, user: AnyUser, sources: tuple[PromptSource, ...]
-) -> tuple[PromptSource, ...]:
-    """The sources with their documents' summary and tags (what each says it is about)."""
-    missing = {s.hit.document_id for s in sources if not s.about}
-    if not missing:
-        return sources
-    rows = (
-        Document.objects.visible_to(user)
-        .filter(id__in=missing)
-        .values_list("id", "summary", "tags")
-    )
-    about = {pk: " ".join([summary or "", *(tags or [])]).strip() for pk, summary, tags in rows}
-    return tuple(
-        replace(s, about=about.get(s.hit.document_id, "")) if not s.about else s for s in sources
-    )
 
 
 def document_titles_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, str]:

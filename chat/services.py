@@ -37,7 +37,7 @@ from chat.prompt import (
 )
 from chat.providers import AnswerProvider, ProviderError, get_provider
 from chat.providers.extractive import meaning_judge
-from chat.selectors import document_descriptions, document_titles_by_slug
+from chat.selectors import document_titles_by_slug
 from kb import words
 from kb.markup import to_prose
 from kb.models import Document
@@ -199,10 +199,15 @@ class ConversationState:
     cited_slugs: tuple[str, ...] = ()
 
     def carries_into(self, asked: Question) -> bool:
-        """Whether a new question needs this subject: it names nothing of its own (no name,
-        code or number, no word rarer than everyday English) and says little (at most
-        FOLLOW_UP_TERMS subject words). A first question never does."""
-        if not self.previous_question or asked.names or asked.identifiers:
+        """Whether a new question needs this subject: it is not a whole question ("and at
+        Carn Dubh?"), or it names nothing of its own (no name, code or number, no word rarer
+        than everyday English) and says little (at most FOLLOW_UP_TERMS subject words). A
+        first question never does."""
+        if not self.previous_question:
+            return False
+        if asked.elliptical:
+            return True  # "and at Carn Dubh?": the question before it, about something else
+        if asked.names or asked.identifiers:
             return False
         if len(asked.terms) > FOLLOW_UP_TERMS:
             return False
@@ -314,7 +319,9 @@ def _evidence(
         neighbour_hits(user=user, hits=best, query=question, reach=NEIGHBOUR_REACH),
         block="context",
     )
-    pairs = supersede_pairs(user=user, document_ids={s.hit.document_id for s in sources})
+    # supersede edges join canonical records only
+    canonical = {s.hit.document_id for s in sources if s.hit.canonical_type}
+    pairs = supersede_pairs(user=user, document_ids=canonical) if canonical else []
     links = [SupersedeLink(older=_reference(old), newer=_reference(new)) for old, new in pairs]
     in_chain = {ref.document_id for link in links for ref in (link.older, link.newer)}
     missing = sorted(in_chain - {s.hit.document_id for s in sources})
@@ -322,7 +329,6 @@ def _evidence(
         sources = add_sources(
             sources, document_hits(user=user, query=question, document_ids=missing), block="related"
         )
-    sources = document_descriptions(user=user, sources=sources)
     earlier = earlier_subject(previous)
     embed_units = int(settings.CHAT["EXTRACTIVE_EMBED_UNITS"])
     corpus = _term_idfs(f"{previous} {question}")
@@ -345,10 +351,7 @@ def _evidence(
     if brief.answerable and brief.unstated:
         hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
         if hop.primary:
-            widened = document_descriptions(
-                user=user,
-                sources=add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context"),
-            )
+            widened = add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context")
             second, second_titles = brief_of(widened)
             if second.answerable and len(second.support) > len(brief.support):
                 return widened, second, second_titles
@@ -437,6 +440,9 @@ def message_stream(
     state = conversation_state(conversation)
     follows = state.carries_into(asked)
     previous = state.previous_question if follows else ""
+    if follows and asked.elliptical:
+        # "and at Carn Dubh?" asks the previous question again, of something else
+        asked = read_question(f"{previous} {question}")
     # A follow-up ("and who made the call?") is searched with the subject of the turn before
     # it, and the documents that turn cited are boosted like @mentions.
     retrieval_question = f"{previous} {question}" if previous else question

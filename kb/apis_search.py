@@ -36,6 +36,8 @@ _HIT = inline_serializer(
         "origin": serializers.ChoiceField(
             choices=["primary", "graph_expansion", "rejected_injection", "runner_up"]
         ),
+        "summary": serializers.CharField(),
+        "tags": serializers.ListField(child=serializers.CharField()),
     },
     many=True,
 )

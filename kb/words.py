@@ -45,6 +45,8 @@ def terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""
     out: set[str] = set()
     for token in _TOKEN.findall(fold(text.lower())):
+        if token[-1] == "s" and token[-2:-1].isdigit() and "." in token:
+            token = token[:-1]  # "the 4.2s": the model 4.2
         parts = [token, *_SEPARATOR.split(token)] if _SEPARATOR.search(token) else [token]
         for part in parts:
             if part and part not in STOPWORDS:
@@ -80,12 +82,24 @@ def matching(wanted: Iterable[str], present: Collection[str]) -> set[str]:
     run ~ runbook), one stem with other endings (approve ~ approval, operation ~ operator),
     or an abbreviation that keeps its word's first letters in order (ops ~ operations,
     dept ~ department)."""
-    wanted = set(wanted)
-    found = wanted & set(present)
-    for term in wanted - found:
-        if len(term) >= 3 and any(_same_word(term, other) for other in present):
+    wanted = frozenset(wanted)
+    present = present if isinstance(present, frozenset) else frozenset(present)
+    return set(_matching(wanted, present))
+
+
+@lru_cache(maxsize=65536)
+def _matching(wanted: frozenset[str], present: frozenset[str]) -> frozenset[str]:
+    found = set(wanted & present)
+    rest = [term for term in wanted - found if len(term) >= 3]
+    if not rest:
+        return frozenset(found)
+    by_start: dict[str, list[str]] = {}
+    for other in present:
+        by_start.setdefault(other[:2], []).append(other)
+    for term in rest:
+        if any(_same_word(term, other) for other in by_start.get(term[:2], ())):
             found.add(term)
-    return found
+    return frozenset(found)
 
 
 def _same_word(a: str, b: str) -> bool:

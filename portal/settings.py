@@ -406,8 +406,8 @@ CHAT: dict[str, Any] = {
     "STREAMING": env_bool("KB_CHAT_STREAMING", True),
     # Chunks retrieved per chat turn: a fact often sits in a list or table chunk ranked 9-12.
     "SEARCH_LIMIT": env_int("KB_CHAT_SEARCH_LIMIT", 12),
-    # The offline answer embeds this many best-by-words units to judge them by meaning too.
-    "EXTRACTIVE_EMBED_UNITS": env_int("KB_CHAT_EXTRACTIVE_EMBED_UNITS", 12),
+    # The answer engine embeds this many best-by-words units to judge them by meaning too.
+    "EXTRACTIVE_EMBED_UNITS": env_int("KB_CHAT_EXTRACTIVE_EMBED_UNITS", 4),
     # The grounding gate: below both, a question is refused before any provider is called.
     # (KB_GROUNDING_MIN_SCORE / KB_GROUNDING_MIN_COSINE, the names until this release, still read.)
     "GROUNDING_MIN_SCORE": env_float(

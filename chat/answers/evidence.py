@@ -64,8 +64,10 @@ COMMAND_MARGIN = 0.5
 LIST_MARGIN = 0.9
 # Lead and disagreements are looked for among this many best units.
 MAX_CONTENDERS = 20
-# The meaning of this many best-by-words units is judged by the embedder.
-MEANING_SHORTLIST = 12
+# The meaning of this many best-by-words units is judged by the embedder, on at most this
+# many words of each (with its heading and lead-in).
+MEANING_WORDS = 20
+MEANING_SHORTLIST = 4
 # Refusal: the best unit must state this share of the question's subject (IDF-weighted),
 # or nearly as much with a meaning this close to the question.
 MIN_COVERAGE = 0.65  # a question that asks for a particular kind of value
@@ -262,7 +264,9 @@ def _meaning_text(unit: Unit) -> str:
     """What the embedder judges: the unit with its heading and lead-in, which say what it is
     about ("Weather limits", "Wind speeds are the 10-minute mean ...")."""
     parts = [unit.section, unit.context if unit.context not in unit.text else "", unit.text]
-    return " — ".join(part for part in parts if part)
+    text = " — ".join(part for part in parts if part)
+    cut = " ".join(text.split()[:MEANING_WORDS])  # the embedder's time grows with length
+    return cut
 
 
 def _lead_in_at_end(hit: SearchHit, link_titles: dict[str, str]) -> str:

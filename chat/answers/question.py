@@ -121,6 +121,7 @@ class Question:
     asks_current: bool
     asks_alternatives: bool
     compares: bool  # a yes/no question that compares two values ("within the target?")
+    elliptical: bool = False  # not a whole question ("and at Carn Dubh?", "what about X?")
 
     @property
     def specific(self) -> bool:
@@ -251,6 +252,17 @@ def surface_words(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs.items())
 
 
+# A question that opens with a conjunction or a preposition and is no whole question after
+# it ("and at Carn Dubh?", "or for the 4.2s?"), or asks "what about X?", leans on the question
+# before it: closed classes of English words, not a corpus's phrasing.
+_LEANING = re.compile(
+    r"\s*(?:(?:and|but|or|so|also|then)\b(?!\s+(?:what|which|who|whom|whose|when|where|why|"
+    rf"how|{_AUX})\b)|(?:at|in|on|for|from|with|without|by|during|after|before)\b|"
+    r"(?:and\s+)?(?:what|how)\s+about\b)",
+    re.I,
+)
+
+
 def read_question(text: str) -> Question:
     """The reading of one question (a follow-up is read on its own; the conversation adds
     its previous subject elsewhere)."""
@@ -289,4 +301,5 @@ def read_question(text: str) -> Question:
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
         compares=kind == YESNO and bool(_COMPARE.search(text)),
+        elliptical=bool(_LEANING.match(text)),
     )

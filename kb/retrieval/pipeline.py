@@ -71,6 +71,8 @@ def _hit(
         cosine=None if candidate.cosine is None else round(candidate.cosine, 6),
         signals={name: round(value, 6) for name, value in signals.items()},
         origin=origin,
+        summary=candidate.summary,
+        tags=candidate.tags,
     )
 
 

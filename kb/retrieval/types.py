@@ -40,9 +40,13 @@ class SearchHit:
     cosine: float | None  # raw cosine similarity of the chunk to the query, when known
     signals: dict[str, float] = field(default_factory=dict)  # per-signal breakdown
     origin: Origin = "primary"
+    summary: str = ""  # the document's summary (what it says it is about)
+    tags: tuple[str, ...] = ()  # the document's tags
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["tags"] = list(self.tags)
+        return out
 
 
 @dataclass(frozen=True, kw_only=True)
