@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chat.answers import values as vals
-from chat.answers.question import HOWTO, WHAT, WHICH, YESNO, Question
+from chat.answers.question import HOWTO, MOST, WHAT, WHICH, YESNO, Question
 from chat.answers.scoring import (
     Scored,
     context_terms,
@@ -441,6 +441,42 @@ def _from_predecessor(
     return of_target[0] if of_target else lead
 
 
+def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored]) -> Scored:
+    """For "which vendor scored best?": of the rows of the lead's table (or of the best table
+    among the candidates), the one with the highest (lowest) number in the column the question
+    names, else in its last numeric column (a total)."""
+    if not question.superlative:
+        return lead
+    rows = [s for s in ranked[:MAX_CONTENDERS] if s.unit.kind == "row"]
+    if not rows:
+        return lead
+    table = _list_key(lead) if lead.unit.kind == "row" else _list_key(rows[0])
+    members = [s for s in ranked if s.unit.kind == "row" and _list_key(s) == table]
+
+    def cells(row: Scored) -> list[tuple[str, float]]:
+        out = []
+        for cell in row.unit.bare.partition(" — ")[2].split("; "):
+            label, _, value = cell.partition(": ")
+            number = re.fullmatch(r"\s*(-?\d[\d,]*(?:\.\d+)?)\s*", value)
+            if number:
+                out.append((label, float(number.group(1).replace(",", ""))))
+        return out
+
+    def column(row: Scored) -> float | None:
+        found = cells(row)
+        named = [v for label, v in found if words.matching(question.terms, words.terms(label))]
+        if named:
+            return named[0]
+        return found[-1][1] if found else None
+
+    scored = [(column(row), row) for row in members]
+    scored = [(value, row) for value, row in scored if value is not None]
+    if len(scored) < 2:
+        return lead
+    pick = max if question.superlative == MOST else min
+    return pick(scored, key=lambda pair: pair[0])[1]
+
+
 def _answers_with_list(question: Question, lead: Scored, weights: dict[str, float]) -> bool:
     """Whether the lead's whole list (or table) is the answer: the question asks for several
     things, or for steps, or for what a list introduced by words of the question holds."""
@@ -661,6 +697,7 @@ def build_brief(
     lead = _pick_lead(question, ranked, similar)
     if question.asks_past:
         lead = _from_predecessor(question, lead, ranked, links, weights)
+    lead = _superlative_row(question, lead, ranked)
     answerable, refusal = _answerable(question, lead, ranked) if refuse_near_misses else (True, "")
     if not answerable:
         return EvidenceBrief(

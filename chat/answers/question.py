@@ -122,6 +122,7 @@ class Question:
     asks_alternatives: bool
     compares: bool  # a yes/no question that compares two values ("within the target?")
     elliptical: bool = False  # not a whole question ("and at Carn Dubh?", "what about X?")
+    superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
 
     @property
     def specific(self) -> bool:
@@ -226,6 +227,23 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+MOST = "most"
+LEAST = "least"
+_MOST = re.compile(
+    r"\b(?:best|highest|most|top|largest|biggest|greatest|longest|fastest)\b", re.I
+)
+_LEAST = re.compile(
+    r"\b(?:worst|lowest|least|smallest|fewest|cheapest|shortest|slowest|bottom)\b", re.I
+)
+
+
+def _superlative(text: str) -> str:
+    most, least = _MOST.search(text), _LEAST.search(text)
+    if bool(most) == bool(least):
+        return ""
+    return MOST if most else LEAST
+
+
 # Informal spellings of a question's first words, read as written out.
 _CONTRACTIONS = re.compile(r"\b(what|who|how|where|when|why|which|that|it|there)(?:'?s)\b", re.I)
 # Words that phrase a request rather than name its subject.
@@ -270,7 +288,7 @@ def read_question(text: str) -> Question:
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
     kind = _kind(text)
     subject = _FRAME.sub(" ", text)
-    for frame in (_PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME):
+    for frame in (_PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
         subject = frame.sub(" ", subject)
     counted_match = _COUNTED.search(text)
     plural = _PLURAL_AFTER_WH.search(text)
@@ -302,4 +320,5 @@ def read_question(text: str) -> Question:
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
         compares=kind == YESNO and bool(_COMPARE.search(text)),
         elliptical=bool(_LEANING.match(text)),
+        superlative=_superlative(text),
     )

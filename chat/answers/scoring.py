@@ -257,6 +257,9 @@ def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Seq
     if kind == REASON:
         bonus = REASON_WORDS if _REASON.search(unit.text) else 0.0
         return bonus + (REASON_SECTION if _REASON_SECTION.search(unit.section) else 0.0)
+    if kind == YESNO and question.compares:
+        # "fixed within the target?": the durations (or amounts) compared answer it
+        return VALUE_MATCH[DURATION] if found else 0.0
     if kind == YESNO:
         return MODAL if _MODAL.search(unit.text) else 0.0
     if kind in (WHAT, HOWTO):
