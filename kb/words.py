@@ -31,9 +31,34 @@ STOPWORDS = frozenset(
 )
 
 
+# English verbs whose past forms share no stem with them: read as the verb.
+IRREGULAR = {
+    **dict.fromkeys(("kept",), "keep"), **dict.fromkeys(("wrote", "written"), "write"),
+    **dict.fromkeys(("built",), "build"), **dict.fromkeys(("made",), "make"),
+    **dict.fromkeys(("held",), "hold"), **dict.fromkeys(("sold",), "sell"),
+    **dict.fromkeys(("paid",), "pay"), **dict.fromkeys(("ran",), "run"),
+    **dict.fromkeys(("sent",), "send"), **dict.fromkeys(("spent",), "spend"),
+    **dict.fromkeys(("chose", "chosen"), "choose"), **dict.fromkeys(("took", "taken"), "take"),
+    **dict.fromkeys(("gave", "given"), "give"), **dict.fromkeys(("began", "begun"), "begin"),
+    **dict.fromkeys(("went", "gone"), "go"), **dict.fromkeys(("found",), "find"),
+    **dict.fromkeys(("brought",), "bring"), **dict.fromkeys(("bought",), "buy"),
+    **dict.fromkeys(("told",), "tell"), **dict.fromkeys(("knew", "known"), "know"),
+    **dict.fromkeys(("drove", "driven"), "drive"), **dict.fromkeys(("rose", "risen"), "rise"),
+    **dict.fromkeys(("fell", "fallen"), "fall"), **dict.fromkeys(("broke", "broken"), "break"),
+    **dict.fromkeys(("spoke", "spoken"), "speak"), **dict.fromkeys(("won",), "win"),
+    **dict.fromkeys(("lost",), "lose"), **dict.fromkeys(("shut",), "shut"),
+    **dict.fromkeys(("set",), "set"), **dict.fromkeys(("led",), "lead"),
+    **dict.fromkeys(("drew", "drawn"), "draw"), **dict.fromkeys(("grew", "grown"), "grow"),
+    **dict.fromkeys(("threw", "thrown"), "throw"), **dict.fromkeys(("flew", "flown"), "fly"),
+}  # fmt: skip
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A deliberately light suffix strip so 'caching'/'caches' meet 'cach' and 'rules' 'rule'."""
+    """A deliberately light suffix strip so 'caching'/'caches' meet 'cach' and 'rules' 'rule'
+    (and the irregular past forms of common verbs meet their verb: kept ~ keep)."""
+    if word in IRREGULAR:
+        return IRREGULAR[word]
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]

@@ -88,17 +88,16 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     successor = _best_unit_of(brief, replaced.document_id) if replaced else None
     quote = _quote(lead)
     if brief.question.asks_past or replaced is None or successor is None:
-        intro = f"Before {replaced.title}, " if replaced is not None else ""
-        lines = [_cite(f"{intro}{title} was the record (now {status})", lead.source.n)]
-        if quote != title:
-            lines.append(_cite(quote, lead.source.n))
-        return lines
+        # history, marked as such in the very sentence that quotes it
+        later = f"; replaced by {replaced.title}" if replaced is not None else ""
+        body = quote.rstrip(".!?") if quote != title else f"{title} was the record"
+        return [_cite(f"{body} ({title}, now {status}{later})", lead.source.n)]
     opening = "No: " if brief.question.kind == "yesno" else ""
     verb = "replaced" if status == "superseded" else "replaces"
     return [
         _cite(f"{opening}{title} is {status}; {replaced.title} {verb} it", successor.source.n),
         _cite(_quote(successor), successor.source.n),
-        _cite(f"{title} is kept as history", lead.source.n),
+        _cite(f"{title} is {status} and kept for the record", lead.source.n),
     ]
 
 

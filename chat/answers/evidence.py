@@ -54,6 +54,10 @@ TRUST_MARGIN = 1.0
 # or when the two units share this share of their own (IDF-weighted) words.
 SAME_SUBJECT = 0.75
 SAME_THING = 0.3
+# A unit disagreeing with the lead states at least this share of what the lead does about the
+# question (and is about the same thing: SAME_THING).
+DISAGREE_COVERAGE = 0.5
+CLOSE_THING = 0.5  # ...or says much the same about it in its own words
 # Supporting quotes score this close to the lead, and repeat less than this share of a
 # quoted unit's words.
 SUPPORT_MARGIN = 0.5
@@ -294,12 +298,17 @@ def _polarity(text: str) -> int:
 COMPARABLE = frozenset({*vals.NUMERIC_KINDS, vals.DATE, vals.TIME})
 
 
+def _comparable(scored: Scored) -> list[vals.Value]:
+    """The values a unit states that another source may contradict (the asked ones, when the
+    question asks for a kind of value)."""
+    found = scored.values or tuple(vals.values_in(scored.unit.text))
+    return [v for v in found if v.kind in COMPARABLE]
+
+
 def _different_value(lead: Scored, other: Scored) -> tuple[str, str] | None:
     """(lead's value, other's value) when both state a value of one kind and they differ."""
-    for mine in lead.values:
-        if mine.kind not in COMPARABLE:
-            continue
-        theirs = [v for v in other.values if v.kind == mine.kind]
+    for mine in _comparable(lead):
+        theirs = [v for v in _comparable(other) if v.kind == mine.kind]
         if theirs and not any(vals.same_value(mine, v) for v in theirs):
             return mine.text, theirs[0].text
     return None
@@ -320,9 +329,12 @@ def _disagreements(
             continue
         if other.source.block == "rejected":
             continue
-        if other.coverage < SAME_SUBJECT * lead.coverage or similar(lead, other) < SAME_THING:
+        alike = similar(lead, other)
+        if alike < SAME_THING or (
+            other.coverage < DISAGREE_COVERAGE * lead.coverage and alike < CLOSE_THING
+        ):
             continue  # not about the same thing
-        pair = _different_value(lead, other) if lead.values and other.values else None
+        pair = _different_value(lead, other)
         if pair is None and question.kind == YESNO:
             mine, theirs = _polarity(lead.unit.text), _polarity(other.unit.text)
             if mine and theirs and mine != theirs:
@@ -338,7 +350,10 @@ def _disagreements(
 
 
 def _pick_lead(
-    question: Question, ranked: Sequence[Scored], similar: Callable[[Scored, Scored], float]
+    question: Question,
+    ranked: Sequence[Scored],
+    similar: Callable[[Scored, Scored], float],
+    replaced: frozenset[int] = frozenset(),
 ) -> Scored:
     """The best unit; but when a more trusted source states the same thing (the same subject,
     a value of the same kind) nearly as well, that source leads: the accepted runbook's value
@@ -362,6 +377,8 @@ def _pick_lead(
         best = lists[0] if lists else best
     if question.asks_past:
         return best  # history questions quote the record of the time
+    if question.asks_current and best.document_id in replaced:
+        return best  # "are we still on X?": X's record, to say what replaced it
     if question.specific and not best.values:
         with_value = [s for s in ranked[:MAX_CONTENDERS] if s.values]
         best = with_value[0] if with_value else best
@@ -389,8 +406,8 @@ def _similarity(texts: Sequence[str]) -> Callable[[Scored, Scored], float]:
             frequency[term] = frequency.get(term, 0) + 1
     count = len(texts)
 
-    def weight(term: str) -> float:
-        return words.idf(count, frequency.get(term, 0))
+    def weight(term: str) -> float:  # smoothed: a word both units share still counts
+        return words.idf(count, frequency.get(term, 0)) + 1.0
 
     def similar(a: Scored, b: Scored) -> float:
         mine = {t for t in unit_terms(a.unit) if not t[:1].isdigit()}
@@ -539,6 +556,8 @@ def _supporting(
             break
         if trust(other.source) < trust(lead.source) or other.source.block == "rejected":
             continue
+        if trust(other.source) == TRUST_HISTORY and not question.asks_past:
+            continue  # history supports only a question about the past
         if other.unit.alternative and not question.asks_alternatives:
             continue
         own = unit_terms(other.unit)
@@ -694,7 +713,8 @@ def build_brief(
             scored.sort(key=lambda s: (-s.score, s.source.n, s.unit.position))
     ranked = tuple(scored)
     similar = _similarity([u.words for _, u in units])
-    lead = _pick_lead(question, ranked, similar)
+    replaced = frozenset(link.older.document_id for link in links)
+    lead = _pick_lead(question, ranked, similar, replaced)
     if question.asks_past:
         lead = _from_predecessor(question, lead, ranked, links, weights)
     lead = _superlative_row(question, lead, ranked)

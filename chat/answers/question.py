@@ -229,9 +229,7 @@ def _names(text: str) -> tuple[str, ...]:
 
 MOST = "most"
 LEAST = "least"
-_MOST = re.compile(
-    r"\b(?:best|highest|most|top|largest|biggest|greatest|longest|fastest)\b", re.I
-)
+_MOST = re.compile(r"\b(?:best|highest|most|top|largest|biggest|greatest|longest|fastest)\b", re.I)
 _LEAST = re.compile(
     r"\b(?:worst|lowest|least|smallest|fewest|cheapest|shortest|slowest|bottom)\b", re.I
 )
@@ -290,6 +288,10 @@ def read_question(text: str) -> Question:
     subject = _FRAME.sub(" ", text)
     for frame in (_PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
         subject = frame.sub(" ", subject)
+    for value in reversed(values.values_in(subject)):
+        if value.kind in values.NUMERIC_KINDS and value.kind != values.COUNT:
+            # "kept for half a year?": the value asked about, not what it is about
+            subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
     plural = _PLURAL_AFTER_WH.search(text)
     wants_list = bool(_LIST_WORDS.search(text) or (plural and kind in (WHAT, WHICH, NUMBER))) and (

@@ -43,8 +43,8 @@ _DURATION_UNIT = (
 )
 _NUMBER_WORD = "|".join(sorted((w for w in _WORD_NUMBERS if len(w) > 2), key=len, reverse=True))
 _DURATION_RE = re.compile(
-    rf"(?<![\w.])(?P<n>{_NUMBER}|{_NUMBER_WORD})(?:\s*(?:[–-]|to)\s*(?P<n2>{_NUMBER}))?"
-    rf"[\s-]*(?P<u>{_DURATION_UNIT})(?![\w/])"
+    rf"(?<![\w.])(?P<n>{_NUMBER}|{_NUMBER_WORD}|an?(?=\s))(?:\s*(?:[–-]|to)\s*(?P<n2>{_NUMBER}))?"
+    rf"(?:\s+an?\b)?[\s-]*(?P<u>{_DURATION_UNIT})(?![\w/])"
     # "6 h 10 min": a second part of the same duration
     rf"(?:\s+(?P<n3>{_NUMBER})\s*(?P<u3>{_DURATION_UNIT})(?![\w/]))?",
     re.IGNORECASE,

@@ -1,0 +1,158 @@
+"""The evidence brief and its trust rules, without a database: which source leads, what is
+named as a disagreement, how a supersede chain is told, when a near-miss is refused."""
+
+from __future__ import annotations
+
+import re
+
+from chat.answers.compose import compose
+from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
+from chat.answers.question import read_question
+from chat.answers.values import values_in
+from chat.prompt import number_sources
+from tests.chat.helpers import hit, result
+
+RUNBOOK = """# Portal database recovery
+
+## Backups
+
+- PITR window: 35 days of WAL on the backup bucket.
+- Restores are tested every quarter by the platform team.
+"""
+NOTES = """# Ops sync 11 June
+
+Someone asked about the portal database. The PITR window for the portal db is 14 days, said
+Tom, and nobody objected.
+"""
+BLOG = "# Raw data plans\n\nWe plan to keep raw messages for 180 days once the new store ships.\n"
+DECISION = """# Raw message retention
+
+Raw messages are kept for 90 days; older raw messages are deleted every night.
+"""
+
+
+def _brief(question, *hits, links=(), refuse=True):
+    sources = number_sources(result(list(hits)))
+    return build_brief(
+        question=read_question(question),
+        sources=sources,
+        links=links,
+        refuse_near_misses=refuse,
+    )
+
+
+def _runbook(n=1):
+    return hit(n, RUNBOOK, title="Portal database recovery", canonical_type="runbook",
+               canonical_status="accepted", slug="rb-portal-db")  # fmt: skip
+
+
+def _notes(n=2):
+    return hit(n, NOTES, title="Ops sync 11 June", slug="ops-sync-11-june")
+
+
+def test_trust_tiers_follow_the_curation():
+    assert trust(number_sources(result([_runbook()]))[0]) == 3
+    assert trust(number_sources(result([_notes()]))[0]) == 1
+    draft = hit(3, "x", canonical_type="decision", canonical_status="draft")
+    old = hit(4, "x", canonical_type="decision", canonical_status="superseded")
+    review = hit(5, "x", canonical_type="decision", canonical_status="review")
+    assert [trust(s) for s in number_sources(result([draft, old, review]))] == [1, 0, 2]
+
+
+def test_the_accepted_record_states_the_value_and_the_note_is_named_as_disagreeing():
+    # the notes match the question's words better, and are retrieved first
+    brief = _brief("what's the PITR window on the portal db?", _notes(1), _runbook(2))
+    assert brief.answerable
+    assert brief.lead is not None and brief.lead.source.hit.slug == "rb-portal-db"
+    assert [d.other.source.hit.slug for d in brief.disagreements] == ["ops-sync-11-june"]
+    text = compose(brief)
+    assert text.index("35 days") < text.index("14 days")  # the record's value first
+    assert re.search(r"14 days \[1\], but .*35 days \[2\]", text), text
+
+
+def test_a_blog_post_stating_another_value_is_reconciled_with_the_decision():
+    decision = hit(1, DECISION, title="Raw message retention", canonical_type="decision",
+                   canonical_status="accepted")  # fmt: skip
+    blog = hit(2, BLOG, title="Raw data plans (blog)")
+    brief = _brief("are raw messages now kept for half a year?", blog, decision)
+    text = compose(brief)
+    assert text.startswith("Raw messages are kept for 90 days"), text
+    assert "180 days [1]" in text and "90 days [2]" in text
+
+
+def test_a_superseded_record_is_never_stated_as_current():
+    old = hit(1, "# Cache\n\nThe cache is Memcached on cache-01, 4 GB.\n", title="Cache v1",
+              canonical_type="decision", canonical_status="superseded", document_id=11)  # fmt: skip
+    new = hit(2, "# Cache\n\nThe cache is a Redis Cluster of 6 nodes.\n", title="Cache v2",
+              canonical_type="decision", canonical_status="accepted", document_id=12)  # fmt: skip
+    link = SupersedeLink(
+        older=DocumentRef(document_id=11, title="Cache v1", slug="c1", status="superseded"),
+        newer=DocumentRef(document_id=12, title="Cache v2", slug="c2", status="accepted"),
+    )
+    now = compose(_brief("are we still on Memcached for the cache?", old, new, links=[link]))
+    assert "superseded" in now and "Cache v2" in now
+    for sentence in re.split(r"(?<=[.!?])\s+", now):
+        if "Memcached" in sentence and "[1]" in sentence:
+            assert re.search(r"superseded|history|Before", sentence), now
+    before = compose(_brief("what did we use for the cache before Cache v2?", old, new,
+                            links=[link]))  # fmt: skip
+    assert "Memcached" in before and "now superseded" in before
+
+
+def test_a_list_question_gets_the_whole_list():
+    steps = """## Required before every climb
+
+1. Valid safety training.
+2. Full-body harness inspected within 6 months.
+3. Helmet with chin strap.
+4. Two people at the turbine.
+"""
+    brief = _brief(
+        "what do i need before i climb?",
+        hit(1, steps, heading_path="Climbing > Required before every climb"),
+    )
+    text = compose(brief)
+    for item in ("safety training", "harness", "chin strap", "Two people"):
+        assert item in text, text
+
+
+def test_a_near_miss_asking_for_a_value_nobody_states_is_refused():
+    hub = hit(1, "# Integration Hub\n\nThe Integration Hub moves HL7 messages between wards.\n",
+              title="Integration Hub")  # fmt: skip
+    portal = hit(2, "# Portal recovery\n\nThe portal's RTO is 4 hours.\n", title="Portal recovery")
+    brief = _brief("what's the RTO for the Integration Hub?", hub, portal)
+    assert not brief.answerable
+    answered = _brief("what's the RTO for the portal?", hub, portal)
+    assert answered.answerable and "4 hours" in compose(answered)
+
+
+def test_a_who_question_is_not_answered_by_a_place():
+    text = "# Forth Bridge\n\nIt held the record until the Quebec Bridge in Canada was completed.\n"
+    brief = _brief("Who designed the Quebec Bridge?", hit(1, text, title="Forth Bridge"))
+    assert not brief.answerable
+
+
+def test_values_are_read_and_compared_as_the_same_thing():
+    durations = [
+        v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
+    ]
+    assert [v.text for v in durations] == ["35 days", "5 weeks", "6 h 10 min"]
+    assert durations[0].key == durations[1].key  # 35 days == 5 weeks
+    money = values_in("Unit price (EUR): 1,240 and €96,000 per year")
+    assert [(v.kind, v.key) for v in money if v.kind == "money"] == [
+        ("money", ("eur", 1240.0)),
+        ("money", ("eur", 96000.0)),
+    ]
+
+
+def test_reading_questions():
+    assert read_question("How long are backups kept?").kind == "duration"
+    assert read_question("who leads field ops?").kind == "person"
+    assert read_question("which fault codes can never be reset remotely?").wants_list
+    assert not read_question("What does GW-4012 mean?").wants_list
+    assert read_question("what did we use before Redis?").asks_past
+    assert not read_question("steps to lock out a turbine before going into the hub").asks_past
+    assert read_question("and at Carn Dubh?").elliptical
+    assert not read_question("lead time on a slip ring assembly").elliptical
+    assert read_question("which vendor scored best?").superlative == "most"
+    assert read_question("How much did the mission cost?").value_kinds == {"money"}
