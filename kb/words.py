@@ -103,10 +103,10 @@ def overlap(query_terms: Collection[str], text: str) -> float:
 
 def matching(wanted: Iterable[str], present: Collection[str]) -> set[str]:
     """The wanted terms present, also in another form of the same word: a prefix of a longer
-    form (sign ~ signature; a three-letter stem only a few letters short: max ~ maximum, not
-    run ~ runbook), one stem with other endings (approve ~ approval, operation ~ operator),
-    or an abbreviation that keeps its word's first letters in order (ops ~ operations,
-    dept ~ department)."""
+    form (sign ~ signature; a three-letter stem only a few letters short: max ~ maximum, own
+    ~ owner, and so owns ~ owner), one stem with other endings (approve ~ approval,
+    operation ~ operator), or an abbreviation that keeps its word's first letters in order
+    (dept ~ department, mgr ~ manager)."""
     wanted = frozenset(wanted)
     present = present if isinstance(present, frozenset) else frozenset(present)
     return set(_matching(wanted, present))
@@ -128,6 +128,7 @@ def _matching(wanted: frozenset[str], present: frozenset[str]) -> frozenset[str]
 
 
 def _same_word(a: str, b: str) -> bool:
+    a, b = _singular(a), _singular(b)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if len(short) < 3:
         return False
@@ -141,6 +142,14 @@ def _same_word(a: str, b: str) -> bool:
     if common >= 5 and len(short) - common <= 4 and len(long_) - common <= 4:
         return True
     return _abbreviates(short, long_)
+
+
+def _singular(term: str) -> str:
+    """A four-letter word in a plain -s (owns, runs, beds; not loss, plus, this) without it:
+    `stem` leaves words that short alone."""
+    if len(term) == 4 and term[-1] == "s" and term[-2] not in "siu":
+        return term[:-1]
+    return term
 
 
 def _abbreviates(short: str, long_: str) -> bool:

@@ -1,0 +1,34 @@
+"""The one word model: which forms of a word meet (pure, no database)."""
+
+import pytest
+
+from kb import words
+
+
+@pytest.mark.parametrize(
+    ("asked", "present"),
+    [
+        ("sign", "signature"),  # a prefix of a longer form
+        ("approve", "approval"),  # one stem, other endings
+        ("dept", "department"),  # an abbreviation keeps its word's first letters
+        ("kept", "keep"),  # an irregular past form meets its verb
+        ("owns", "owner"),  # a short verb in -s meets its agent noun
+        ("runs", "runner"),
+        ("beds", "bed"),
+    ],
+)
+def test_forms_of_one_word_meet(asked, present):
+    assert words.matching(words.terms(asked), words.terms(present))
+
+
+@pytest.mark.parametrize(
+    ("asked", "present"),
+    [
+        ("sign", "design"),  # another word ending in it
+        ("loss", "lost"),  # -ss is not a plural
+        ("plus", "plum"),  # nor is -us
+        ("run", "rerun"),
+    ],
+)
+def test_different_words_do_not_meet(asked, present):
+    assert not words.matching(words.terms(asked), words.terms(present))
