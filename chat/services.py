@@ -316,9 +316,24 @@ def _evidence(
     best = [s.hit for s in sources if s.block == "context"][:NEIGHBOURS_OF]
     sources = add_sources(
         sources,
-        neighbour_hits(user=user, hits=best, query=question, reach=NEIGHBOUR_REACH),
+        neighbour_hits(
+            user=user, hits=best, query=question, reach=NEIGHBOUR_REACH, limit=NEIGHBOURS_KEPT
+        ),
         block="context",
     )
+    # a table continued from an earlier chunk (it opens with the table's header row): its
+    # first rows are in the chunks before it
+    continued = [
+        s.hit
+        for s in sources
+        if s.block == "context" and s.hit.chunk_order > 0 and s.hit.text.lstrip().startswith("|")
+    ]
+    if continued:
+        sources = add_sources(
+            sources,
+            neighbour_hits(user=user, hits=continued, query=question, reach=NEIGHBOUR_REACH),
+            block="context",
+        )
     # supersede edges join canonical records only
     canonical = {s.hit.document_id for s in sources if s.hit.canonical_type}
     pairs = supersede_pairs(user=user, document_ids=canonical) if canonical else []
@@ -372,7 +387,8 @@ def _term_idfs(text: str) -> dict[str, float]:
 
 
 # The best chunks whose neighbouring chunks (same document and section) join a turn's sources.
-NEIGHBOURS_OF = 4
+NEIGHBOURS_OF = 8
+NEIGHBOURS_KEPT = 12
 RUNNER_UPS_KEPT = 6  # runner-ups of the documents found that join a turn's sources
 NEIGHBOUR_REACH = 2  # chunks before and after: a list longer than a chunk spans three
 # Hits of the second retrieval that join a turn's sources.

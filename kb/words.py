@@ -128,7 +128,7 @@ def _matching(wanted: frozenset[str], present: frozenset[str]) -> frozenset[str]
 
 
 def _same_word(a: str, b: str) -> bool:
-    a, b = _singular(a), _singular(b)
+    a, b = _root(a), _root(b)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if len(short) < 3:
         return False
@@ -144,12 +144,21 @@ def _same_word(a: str, b: str) -> bool:
     return _abbreviates(short, long_)
 
 
-def _singular(term: str) -> str:
-    """A four-letter word in a plain -s (owns, runs, beds; not loss, plus, this) without it:
-    `stem` leaves words that short alone."""
+def _root(term: str) -> str:
+    """A word on a three-letter root without its ending (owns, fixes, fixed, fixing ~ fix):
+    `stem` leaves words that short alone. Not loss, plus, speed or string."""
     if len(term) == 4 and term[-1] == "s" and term[-2] not in "siu":
         return term[:-1]
+    if len(term) == 5 and term.endswith("es") and term[2] in "xszh":
+        return term[:3]
+    if len(term) == 5 and term.endswith("ed") and term[2] != "e" and _VOWEL.search(term[:3]):
+        return term[:3]
+    if len(term) == 6 and term.endswith("ing") and _VOWEL.search(term[:3]):
+        return term[:3]
     return term
+
+
+_VOWEL = re.compile(r"[aeiouy]")
 
 
 def _abbreviates(short: str, long_: str) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from chat.answers import values as vals
 from chat.answers.question import HOWTO, MOST, WHAT, WHICH, YESNO, Question
@@ -718,7 +718,9 @@ def build_brief(
     if question.asks_past:
         lead = _from_predecessor(question, lead, ranked, links, weights)
     lead = _superlative_row(question, lead, ranked)
-    answerable, refusal = _answerable(question, lead, ranked) if refuse_near_misses else (True, "")
+    answerable, refusal = (
+        _answerable(question, ranked, earlier_terms, subject) if refuse_near_misses else (True, "")
+    )
     if not answerable:
         return EvidenceBrief(
             question=question, answerable=False, refusal=refusal, ranked=ranked, rejected=rejected
@@ -772,9 +774,15 @@ def build_brief(
     )
 
 
-def _answerable(question: Question, lead: Scored, ranked: Sequence[Scored]) -> tuple[bool, str]:
+def _answerable(
+    question: Question,
+    ranked: Sequence[Scored],
+    earlier_terms: frozenset[str],
+    subject: dict[str, float],
+) -> tuple[bool, str]:
     """Refuse a near-miss: no unit states the question's subject well enough, or none that
-    does carries the kind of value the question asks for."""
+    does carries the kind of value the question asks for. A follow-up's subject is its own
+    words, or those with the earlier question's ("and how long to fix it?")."""
     candidates = [
         s
         for s in ranked
@@ -784,6 +792,18 @@ def _answerable(question: Question, lead: Scored, ranked: Sequence[Scored]) -> t
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"
+    if earlier_terms:
+        whole = question.terms | earlier_terms
+        candidates = [
+            replace(
+                s,
+                coverage=max(
+                    s.coverage,
+                    coverage(whole, subject, unit_terms(s.unit), context_terms(s.source, s.unit)),
+                ),
+            )
+            for s in candidates
+        ]
     best = max(candidates, key=lambda s: (s.coverage, s.meaning))
     if best.coverage >= (MIN_COVERAGE if question.specific else MIN_COVERAGE_OPEN):
         return True, ""

@@ -50,6 +50,11 @@ _HOWTO_Q = re.compile(
 )
 _YESNO_Q = re.compile(rf"^\s*(?:and\s+|but\s+|so\s+)?{_AUX}\b", re.I)
 # Nouns that name a quantity: "what is the limit / the price" asks for a number.
+# "the response time", "the lead time": a span of time ("the start time" is a time of day).
+_SPAN_OF_TIME = re.compile(
+    r"\b(?!(?:start|starting|end|ending|finish|opening|closing|arrival|departure|meeting|"
+    r"launch|release|local|the|a|what)\b)[a-z]+ times?\b"
+)
 _QUANTITY_NOUNS = re.compile(
     r"\b(?:number|limit|cap|threshold|size|lag|timeout|ttl|retention|rate|percentage|version|"
     r"port|count|price|cost|budget|capacity|quota|maximum|max|minimum|min|default|speed|"
@@ -149,7 +154,9 @@ def _kind(text: str) -> str:
         return YESNO
     asked = _ASKED_NOUN.match(text)
     named = [token.strip("?.,").lower() for token in asked.group(1).split()] if asked else []
-    if any(_DURATION_NOUNS.fullmatch(token) for token in named):
+    if any(_DURATION_NOUNS.fullmatch(token) for token in named) or _SPAN_OF_TIME.search(
+        " ".join(named)
+    ):
         return DURATION
     if any(_QUANTITY_NOUNS.fullmatch(token) for token in named):
         return NUMBER
@@ -243,7 +250,7 @@ def _superlative(text: str) -> str:
 
 
 # Informal spellings of a question's first words, read as written out.
-_CONTRACTIONS = re.compile(r"\b(what|who|how|where|when|why|which|that|it|there)(?:'?s)\b", re.I)
+_CONTRACTIONS = re.compile(r"\b(what|who|how|where|when|why|which|that|it|there)(?:['’]?s)\b", re.I)
 # Words that phrase a request rather than name its subject.
 REQUEST_WORDS = frozenset(
     words.terms(

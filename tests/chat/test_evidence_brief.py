@@ -156,3 +156,7 @@ def test_reading_questions():
     assert not read_question("lead time on a slip ring assembly").elliptical
     assert read_question("which vendor scored best?").superlative == "most"
     assert read_question("How much did the mission cost?").value_kinds == {"money"}
+    # "the response time", "the lead time" is a span of time; "the start time" is a clock time
+    assert read_question("whats the response time on a p1 call").kind == "duration"
+    assert read_question("What’s the lead time for a slip ring?").kind == "duration"
+    assert read_question("what is the start time of the night shift?").kind != "duration"

@@ -15,6 +15,9 @@ from kb import words
         ("owns", "owner"),  # a short verb in -s meets its agent noun
         ("runs", "runner"),
         ("beds", "bed"),
+        ("fixed", "fixing"),  # ...and other endings on a three-letter root
+        ("fixes", "fix"),
+        ("asked", "ask"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
@@ -28,6 +31,8 @@ def test_forms_of_one_word_meet(asked, present):
         ("loss", "lost"),  # -ss is not a plural
         ("plus", "plum"),  # nor is -us
         ("run", "rerun"),
+        ("speed", "special"),  # -eed is not a past form
+        ("string", "strong"),  # nor is a root without a vowel
     ],
 )
 def test_different_words_do_not_meet(asked, present):
