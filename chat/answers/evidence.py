@@ -363,8 +363,9 @@ def _pick_lead(
         chosen = [s for s in ranked if not s.unit.alternative]
         ranked = chosen or ranked
     best = ranked[0]
-    if question.wants_list and best.unit.group < 0:
+    if question.wants_list:
         # several things asked for: a list or table nearly as relevant answers, not a sentence
+        # (and of two lists, the one whose lead-in or first column the question names)
         lists = [
             s
             for s in ranked[:MAX_CONTENDERS]
@@ -390,6 +391,7 @@ def _pick_lead(
         and s.score >= best.score - TRUST_MARGIN
         and (not best.values or _same_kind(best, s))
         and (s.coverage >= SAME_SUBJECT * best.coverage or similar(best, s) >= SAME_THING)
+        and (not question.wants_list or best.unit.group < 0 or s.unit.group >= 0)
     ]
     if not contenders:
         return best

@@ -92,17 +92,19 @@ def _clean_heading(raw: str) -> str:
     return INLINE_MARKUP_RE.sub("", raw).strip()[:300]
 
 
-def _breadcrumb(stack: list[str], title: str) -> str:
+def _breadcrumb(stack: list[str], title: str, several_tops: bool = False) -> str:
+    """The heading path; the document's title opens it when the section has no H1 above it,
+    or when the document has several H1 sections and this one's is not the title (a Word
+    file's Title paragraph, then "Rota" and "Phones" as Heading 1)."""
     parts = [part for part in stack if part]
-    if not stack[0] and title:
+    if title and (not stack[0] or (several_tops and stack[0] != _clean_heading(title))):
         parts.insert(0, title)
     return " > ".join(parts)
 
 
-def _sections(text: str, title: str) -> Iterator[_Section]:
-    stack = [""] * BREADCRUMB_LEVELS
-    path = _breadcrumb(stack, title)
-    start = body_start = pos = 0
+def _headings(text: str) -> Iterator[tuple[int, int, int, str]]:
+    """(start, end, level, text) of each heading line outside fenced code."""
+    pos = 0
     fence: str | None = None
     length = len(text)
     while pos < length:
@@ -121,18 +123,27 @@ def _sections(text: str, title: str) -> Iterator[_Section]:
             fence = fence_match.group(1)
         else:
             found = heading(line)
-            if found and found[0] <= BREADCRUMB_LEVELS:
-                if pos > start:
-                    yield _Section(path, start, pos, body_start)
-                level = found[0]
-                stack[level - 1] = _clean_heading(found[1])
-                for deeper in range(level, BREADCRUMB_LEVELS):
-                    stack[deeper] = ""
-                path = _breadcrumb(stack, title)
-                start, body_start = pos, end
+            if found:
+                yield pos, end, found[0], found[1]
         pos = end
-    if length > start:
-        yield _Section(path, start, length, body_start)
+
+
+def _sections(text: str, title: str) -> Iterator[_Section]:
+    stack = [""] * BREADCRUMB_LEVELS
+    found = [h for h in _headings(text) if h[2] <= BREADCRUMB_LEVELS]
+    several_tops = sum(1 for h in found if h[2] == 1) > 1
+    path = _breadcrumb(stack, title)
+    start = body_start = 0
+    for pos, end, level, raw in found:
+        if pos > start:
+            yield _Section(path, start, pos, body_start)
+        stack[level - 1] = _clean_heading(raw)
+        for deeper in range(level, BREADCRUMB_LEVELS):
+            stack[deeper] = ""
+        path = _breadcrumb(stack, title, several_tops)
+        start, body_start = pos, end
+    if len(text) > start:
+        yield _Section(path, start, len(text), body_start)
 
 
 def _merged_sections(text: str, title: str) -> Iterator[_Section]:

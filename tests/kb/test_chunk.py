@@ -149,3 +149,15 @@ def test_a_long_table_is_cut_between_rows_and_every_chunk_names_its_columns():
         assert all(line.endswith("|") for line in lines)  # no row is cut in half
     for chunk in table_chunks[1:]:
         assert chunk.text.startswith(header)
+
+
+def test_a_document_of_several_top_sections_names_its_title_in_each():
+    # a Word file: the Title paragraph, then sections as Heading 1
+    text = "# On-call rota Q2\n\nPublished in March.\n\n# Rota\n\n| Week | Name |\n|---|---|\n| 13 Apr | Jake |\n\n# Phones\n\n- Duty manager: 0770\n"
+    chunks = list(chunk_text(text, title="On-call rota Q2"))
+    assert [c.heading_path for c in chunks] == [
+        "On-call rota Q2",
+        "On-call rota Q2 > Rota",
+        "On-call rota Q2 > Phones",
+    ]
+    assert rebuild(chunks) == text
