@@ -7,6 +7,7 @@ named disagreement, what replaced a superseded record, a warning about a rejecte
 
 from __future__ import annotations
 
+from chat.answers import values as vals
 from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, trust
 from chat.answers.question import Question
 from chat.answers.scoring import Scored
@@ -54,6 +55,16 @@ def _row_cells(row: Scored, question: Question) -> str:
     return f"{first} ({'; '.join(asked)})" if asked else first
 
 
+def _heading_names_answer(lead: Scored, question: Question, quoted: str) -> bool:
+    """The heading above the lead holds a value of the kind asked for, about the question's
+    subject, that the quoted list does not say."""
+    section = lead.unit.section
+    kinds = question.value_kinds or question.preferred_kinds
+    if not section or not kinds or not words.matching(question.terms, words.terms(section)):
+        return False
+    return any(v.kind in kinds and v.text not in quoted for v in vals.values_in(section))
+
+
 def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) -> list[str]:
     """A list quoted whole, in document order: its lead-in, then the items, each group of
     consecutive items from one source cited once."""
@@ -67,11 +78,16 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
         else:
             runs.append((item.source.n, [body]))
     context = lead.unit.context or ""
+    quoted = f"{context} " + " ".join(body for _, bodies in runs for body in bodies)
+    if _heading_names_answer(lead, question, quoted):
+        # the name asked for is the heading the list sits under ("Larkspur Integration Hub as
+        # our interface engine": Replaces ...): the answer says it
+        context = f"{lead.unit.section}: {context}" if context else lead.unit.section
     lines = []
     for index, (n, bodies) in enumerate(runs):
         joined = "; ".join(bodies)
         if index == 0 and context:
-            joined = f"{context}: {joined}"
+            joined = f"{context.rstrip('.:; ')}: {joined}"
         lines.append(_cite(joined, n))
     return lines
 

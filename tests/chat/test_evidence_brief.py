@@ -160,3 +160,19 @@ def test_reading_questions():
     assert read_question("whats the response time on a p1 call").kind == "duration"
     assert read_question("What’s the lead time for a slip ring?").kind == "duration"
     assert read_question("what is the start time of the night shift?").kind != "duration"
+
+
+def test_a_list_under_the_name_asked_for_says_the_name():
+    decision = """# Larkspur Integration Hub as our interface engine
+
+Digital Design Authority decision DA-2025-02, taken on 14 February 2025.
+
+- Proposed by: Owen Gallagher, Head of Integration
+- Approved by: Sarah Whitfield, Chief Information Officer
+- Replaces: DA-2019-04, the Tessellate Interface Engine
+"""
+    record = hit(1, decision, title="Larkspur Integration Hub as our interface engine",
+                 canonical_type="decision", canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("which interface engine are we on these days?", record))
+    assert "Larkspur Integration Hub" in text, text
+    assert ".:" not in text, text
