@@ -488,12 +488,15 @@ def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored])
             return named[0]
         return found[-1][1] if found else None
 
-    scored = [(column(row), row) for row in members]
-    scored = [(value, row) for value, row in scored if value is not None]
-    if len(scored) < 2:
+    valued: list[tuple[float, Scored]] = []
+    for row in members:
+        value = column(row)
+        if value is not None:
+            valued.append((value, row))
+    if len(valued) < 2:
         return lead
     pick = max if question.superlative == MOST else min
-    return pick(scored, key=lambda pair: pair[0])[1]
+    return pick(valued, key=lambda pair: pair[0])[1]
 
 
 def _answers_with_list(question: Question, lead: Scored, weights: dict[str, float]) -> bool:

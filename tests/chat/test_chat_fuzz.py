@@ -46,7 +46,7 @@ def test_the_chat_api_answers_or_refuses_any_short_question(alpha, asker, first,
     client = alpha.client(HTTP_AUTHORIZATION=f"Token {asker[1]}")
 
     def ask(question: str, conversation_id: int | None = None):
-        body = {"question": question}
+        body: dict[str, object] = {"question": question}
         if conversation_id:
             body["conversation_id"] = conversation_id
         return client.post("/api/kb/chat", json.dumps(body), content_type="application/json")
