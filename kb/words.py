@@ -27,8 +27,17 @@ STOPWORDS = frozenset(
     more most my no nor not now of off on once only or other our ours out over own same she
     should so some such than that the their theirs them then there these they this those
     through to too under until up very was we were what when where which while who whom why
-    will with would you your yours""".split()
+    will with would you your yours whats thats whos hows wheres whens whys theres heres""".split()
 )
+# The tail of a contraction or a possessive ("Kelvar's", "it’s", "doesn't", "we'll"): not a
+# word of its own. "n't" leaves its verb ("doesn't" -> "does"), a stop word.
+_CONTRACTION = re.compile(r"(?<=[a-z])(?:n['’]t|['’](?:s|re|ve|ll|d|m))\b")
+_IRREGULAR_NOT = {"can": "can", "won": "will", "shan": "shall"}  # can't, won't, shan't
+_NOT = re.compile(r"\b(can|won|shan)['’]t\b")
+
+
+def _uncontracted(text: str) -> str:
+    return _CONTRACTION.sub("", _NOT.sub(lambda m: _IRREGULAR_NOT[m.group(1)], text))
 
 
 # English verbs whose past forms share no stem with them: read as the verb.
@@ -69,7 +78,7 @@ def stem(word: str) -> str:
 def terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""
     out: set[str] = set()
-    for token in _TOKEN.findall(fold(text.lower())):
+    for token in _TOKEN.findall(_uncontracted(fold(text.lower()))):
         if token[-1] == "s" and token[-2:-1].isdigit() and "." in token:
             token = token[:-1]  # "the 4.2s": the model 4.2
         parts = [token, *_SEPARATOR.split(token)] if _SEPARATOR.search(token) else [token]

@@ -37,3 +37,17 @@ def test_forms_of_one_word_meet(asked, present):
 )
 def test_different_words_do_not_meet(asked, present):
     assert not words.matching(words.terms(asked), words.terms(present))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("whats kelvar's support number", {"kelvar", "support", "number"}),
+        ("Kelvar’s phone", {"kelvar", "phone"}),  # the curly apostrophe too
+        ("it's not what we've done", {"done"}),
+        ("the line doesn't stop and won't restart", {"line", "stop", "restart"}),
+        ("who's in charge", {"charge"}),
+    ],
+)
+def test_contractions_and_possessives_leave_no_stray_letters(text, expected):
+    assert words.terms(text) == {words.stem(w) for w in expected}
