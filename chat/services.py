@@ -283,6 +283,7 @@ def _search(
             limit=limit or int(settings.CHAT["SEARCH_LIMIT"]),
             min_similarity=float(settings.KB["MIN_SIMILARITY"]),
             mentions=mentions,
+            word_matches_pass_floor=True,
         )
     except InvalidSearchRequest as exc:
         field_name = "question" if exc.field == "query" else f"filters.{exc.field}"

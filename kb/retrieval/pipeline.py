@@ -89,6 +89,19 @@ def _side_hit(candidate: Candidate, origin: Origin) -> SearchHit:
     )
 
 
+def _lexically_matched(
+    query: str, ordered: Sequence[Scored], floor: float, language: str
+) -> frozenset[int]:
+    """Chunks under the cosine floor that hold nearly all of the query's weighted words."""
+    from kb.retrieval.support import query_shares
+
+    under = [item.candidate.chunk_id for item in ordered if not passes_floor(item, floor)][
+        : tuning.LEXICAL_FLOOR_CANDIDATES
+    ]
+    shares = query_shares(query=query, chunk_ids=under, language=language)
+    return frozenset(c for c, share in shares.items() if share >= tuning.LEXICAL_FLOOR_SHARE)
+
+
 def _validate(
     *, query: str, limit: int | None, mode: str, min_similarity: float | None, kb: dict
 ) -> tuple[str, int, float | None]:
@@ -120,6 +133,7 @@ def search(
     mode: str = "hybrid",
     mentions: Iterable[str] = (),
     query_vector: Sequence[float] | None = None,
+    word_matches_pass_floor: bool = False,
 ) -> SearchResult:
     """Hybrid retrieval with the canonical trust gradient, as `user` may see it (`_search`).
 
@@ -135,6 +149,7 @@ def search(
         "mode": mode,
         "mentions": tuple(mentions),
         "query_vector": query_vector,
+        "word_matches_pass_floor": word_matches_pass_floor,
     }
     try:
         return _search(**request)
@@ -155,12 +170,14 @@ def _search(
     mode: str = "hybrid",
     mentions: Iterable[str] = (),
     query_vector: Sequence[float] | None = None,
+    word_matches_pass_floor: bool = False,
 ) -> SearchResult:
     """The pipeline behind `search`.
 
     `mentions` adds slugs to those @mentioned in the query. `query_vector` skips embedding
     the query (benchmarks that embed all queries up front). Numbers come from settings.KB,
-    read now.
+    read now. `word_matches_pass_floor`: a chunk under the floor that holds nearly all of the
+    query's weighted words is kept (chat: a table row embeds far from a question it answers).
 
     `min_similarity` is an opt-in cosine floor on the ranked list (hits under it move to the
     runner-ups). Without it the primary list is the best `limit` hits by fused score, never
@@ -291,6 +308,8 @@ def _search(
         keyword_weight=tuning.RRF_KEYWORD_WEIGHT,
         mentions=all_mentions,
     )
+    if floor is not None and word_matches_pass_floor:
+        exempt = exempt | _lexically_matched(arm_query, ordered, floor, kb["FTS_LANGUAGE"])
     selection = select(
         ordered,
         limit=limit,

@@ -22,8 +22,14 @@ def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> flo
     Lexemes no chunk of the tenant contains weigh the most: a question about something the
     knowledge base never mentions is not supported by whatever it shares in common words.
     """
+    shares = query_shares(query=query, chunk_ids=chunk_ids, language=language)
+    return round(max(shares.values(), default=0.0), 4)
+
+
+def query_shares(*, query: str, chunk_ids: Sequence[int], language: str) -> dict[int, float]:
+    """Each chunk's IDF-weighted share (0..1) of the query's lexemes (see `query_support`)."""
     if not chunk_ids:
-        return 0.0
+        return {}
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT DISTINCT lexeme FROM unnest(to_tsvector(%s::regconfig, %s))",
@@ -31,22 +37,21 @@ def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> flo
         )
         lexemes = [row[0] for row in cursor.fetchall()]
         if not lexemes:
-            return 0.0
+            return {}
         total, frequencies = document_frequencies(cursor, lexemes)
         weights = {lex: idf(total, frequencies.get(lex, 0)) for lex in lexemes}
         whole = sum(weights.values())
         if whole <= 0:
-            return 0.0
+            return {}
         cursor.execute(
-            f"SELECT tsvector_to_array(search_vector) FROM {tables()['chunk']} "
+            f"SELECT id, tsvector_to_array(search_vector) FROM {tables()['chunk']} "
             "WHERE id = ANY(%s) AND search_vector IS NOT NULL",
             [list(chunk_ids)],
         )
-        best = 0.0
-        for (array,) in cursor.fetchall():
-            held = sum(weights[lex] for lex in set(array or ()) & weights.keys())
-            best = max(best, held / whole)
-    return round(best, 4)
+        return {
+            chunk_id: sum(weights[lex] for lex in set(array or ()) & weights.keys()) / whole
+            for chunk_id, array in cursor.fetchall()
+        }
 
 
 def word_idfs(*, words: Sequence[str], language: str) -> dict[str, float]:

@@ -51,3 +51,8 @@ RELEVANCE_MEDIUM = 0.40
 REJECTED_MIN_SIMILARITY = 0.40
 # With a request floor, runner-ups are kept down to this cosine (or the floor, if lower).
 RUNNER_UP_MIN_SIMILARITY = 0.20
+# ...and a chunk under the floor still counts when it holds this IDF-weighted share of the
+# query's words: a table row or a terse list embeds far from a question it answers word
+# for word ("lead time on a slip ring assembly"). Checked among this many best candidates.
+LEXICAL_FLOOR_SHARE = 0.9
+LEXICAL_FLOOR_CANDIDATES = 20

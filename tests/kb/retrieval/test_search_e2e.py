@@ -246,6 +246,24 @@ def test_min_similarity_floor_moves_weak_hits_out_of_primary(alpha, corpus):
     assert strict.meta["retrieval_stats"]["min_score_used"] == 0.9
 
 
+def test_a_chunk_holding_the_query_word_for_word_passes_the_floor_when_asked(alpha, corpus):
+    """Chat's floor: a terse row or list embeds far from a question it answers word for
+    word; it stays when it holds nearly all the query's weighted words, and only then."""
+    query = "twenty-eight days paid leave"
+    kept = search(
+        user=corpus["reader"], query=query, min_similarity=0.9, word_matches_pass_floor=True
+    )
+    assert slugs(kept.primary) == ["holiday-policy"]
+    assert all(hit.cosine < 0.9 for hit in kept.primary)
+    partly = search(
+        user=corpus["reader"],
+        query="twenty-eight days of zebra marmalade",
+        min_similarity=0.9,
+        word_matches_pass_floor=True,
+    )
+    assert partly.primary == ()
+
+
 @pytest.mark.parametrize("mode", ["hybrid", "dense"])
 def test_without_min_similarity_the_list_is_never_shortened_by_the_floor(alpha, corpus, mode):
     """An integration that asks for top=5 gets 5 ranked hits even when none is relevant; the
