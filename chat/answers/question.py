@@ -213,7 +213,7 @@ _VALUE_KINDS = {
     NUMBER: frozenset(values.NUMERIC_KINDS),
     DATE: frozenset({values.DATE, values.TIME}),
     PERSON: frozenset({values.NAME}),
-    PLACE: frozenset({values.NAME}),
+    PLACE: frozenset({values.NAME, values.LOCATION}),
 }
 # "which database": most answers name it, but "the one that ..." answers too.
 _PREFERRED_KINDS = {WHICH: frozenset({values.NAME, values.CODE, values.COUNT, values.QUANTITY})}

@@ -21,6 +21,7 @@ DATE = "date"
 TIME = "time"
 NAME = "name"  # a person, team, company or place: a run of capitalised words
 CODE = "code"  # an acronym, a code or an identifier: JSON, SEV2, GW-4021, volatile-lru
+LOCATION = "location"  # where a thing is, in words: "next to dock door 7", "on the 2nd floor"
 NUMERIC_KINDS = frozenset({DURATION, COUNT, QUANTITY, MONEY, PERCENT})
 
 _NUMBER = r"\d{1,3}(?:[,\u202f ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
@@ -91,6 +92,14 @@ _COUNT_RE = re.compile(
 # a single capitalised word only where it cannot be a sentence's first word.
 _NAME_WORD = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*[\wÀ-ÿ]"
 _NAME_RE = re.compile(rf"{_NAME_WORD}(?:\s+(?:of|de|van|von|der|da|di|la|le|&)?\s*{_NAME_WORD})+")
+# A locative phrase: a preposition that only says where, and the few words after it.
+_LOCATION_RE = re.compile(
+    r"\b(?:(?:next to|beside|behind|in front of|opposite|near|above|below|underneath|beneath|"
+    r"adjacent to|alongside)(?!\s+\d)(?:\s+[\w'’-]+){1,5}"
+    r"|(?:on|at) the (?:ground|first|second|third|fourth|fifth|top|\d+(?:st|nd|rd|th)) floor"
+    r"|upstairs|downstairs)\b",
+    re.IGNORECASE,
+)
 _SINGLE_NAME_RE = re.compile(rf"(?<=[a-z,(] ){_NAME_WORD}|(?<=\()({_NAME_WORD})")
 
 
@@ -250,6 +259,13 @@ def values_in(text: str) -> list[Value]:
                 Value(CODE, match.group(0), (match.group(0).lower(),), match.start(), match.end())
             )
             taken.append((match.start(), match.end()))
+    for match in _LOCATION_RE.finditer(text):
+        # a place in words may hold a name or a number ("next to dock door 7"): it overlaps
+        # them rather than taking their span
+        phrase = re.split(r"\s+(?:and|but|or|which|where|so)\b", match.group(0))[0]
+        found.append(
+            Value(LOCATION, phrase, (phrase.lower(),), match.start(), match.start() + len(phrase))
+        )
     found.sort(key=lambda value: value.start)
     return found
 

@@ -132,6 +132,20 @@ def test_a_who_question_is_not_answered_by_a_place():
     assert not brief.answerable
 
 
+def test_a_where_question_is_answered_by_a_place_said_in_words():
+    text = (
+        "# Pallet labels\n\nEvery pallet gets a yellow label before it leaves the dock.\n"
+        "The label printer sits next to dock door 7 and is refilled every Tuesday.\n"
+    )
+    brief = _brief("Where is the label printer for pallets?", hit(1, text, title="Pallet labels"))
+    assert brief.answerable
+    assert compose(brief).startswith("The label printer sits next to dock door 7")
+    # "above" before a number is a threshold, not a place
+    assert [v.kind for v in values_in("Readings above 8 °C raise an alarm.")] == ["quantity"]
+    alarm = hit(1, "# Fridges\n\nReadings above 8 °C raise an alarm.\n", title="Fridges")
+    assert not _brief("Where is the fridge alarm?", alarm).answerable
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
