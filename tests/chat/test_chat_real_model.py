@@ -70,7 +70,9 @@ GOLDSET = DEMO_CORPUS_DIR.parent / "ANSWERS.jsonl"
 
 
 def test_the_answer_harness_on_the_gold_set_meets_the_measured_bar(alpha, reader):
-    """The offline answer on the demo gold set (numbers in benchmarks/RESULTS.md)."""
+    """The offline answer on the demo gold set (numbers in benchmarks/RESULTS.md). Measured
+    here: fact recall 0.859, gold citation 0.89, refusal accuracy 0.949 (this tenant holds
+    other tests' documents, so its word statistics differ from the demo tenant's)."""
     from chat.evaluation import load_answer_goldset, run_goldset
 
     report = run_goldset(user=reader, questions=load_answer_goldset(GOLDSET))
@@ -80,7 +82,7 @@ def test_the_answer_harness_on_the_gold_set_meets_the_measured_bar(alpha, reader
     assert metrics["refusal_accuracy"] >= 0.94, failures
     assert metrics["stale_leaks"] == 0, failures
     assert metrics["gold_citation"] >= 0.88, failures
-    assert metrics["fact_recall"] >= 0.70, failures
+    assert metrics["fact_recall"] >= 0.82, failures
 
 
 def test_a_deleted_documents_question_is_refused_not_answered_from_weak_matches(alpha, reader):
