@@ -197,6 +197,8 @@ class ConversationState:
 
     previous_question: str = ""
     cited_slugs: tuple[str, ...] = ()
+    # the questions that turn's subject came from: its own, after those it followed up
+    subject_questions: tuple[str, ...] = ()
 
     def carries_into(self, asked: Question) -> bool:
         """Whether a new question needs this subject: it is not a whole question ("and at
@@ -207,6 +209,8 @@ class ConversationState:
             return False
         if asked.elliptical:
             return True  # "and at Carn Dubh?": the question before it, about something else
+        if asked.refers_back:
+            return True  # "when did Hollin Bridge go live on it?": "it" was named before
         if asked.names or asked.identifiers:
             return False
         if len(asked.terms) > FOLLOW_UP_TERMS:
@@ -219,6 +223,8 @@ class ConversationState:
 
 # A question with this few subject words of its own, none specific, leans on the one before.
 FOLLOW_UP_TERMS = 3
+# A follow-up chain carries the subject of at most this many questions (its own included).
+SUBJECT_TURNS = 3
 # A word at least this rare in English (kb.words.english_weight; "laptop" 0.8, "kept" 0.67)
 # names a subject of its own.
 SPECIFIC_WORD = 0.75
@@ -248,7 +254,12 @@ def conversation_state(conversation: Conversation | None) -> ConversationState:
     slugs = tuple(
         dict.fromkeys(str(c.get("slug", "")) for c in answer.citations or [] if c.get("slug"))
     )
-    return ConversationState(previous_question=question or "", cited_slugs=slugs)
+    subject = answer.meta.get("subject_questions") if isinstance(answer.meta, dict) else None
+    if not (isinstance(subject, list) and subject and all(isinstance(q, str) for q in subject)):
+        subject = [question or ""]
+    return ConversationState(
+        previous_question=" ".join(subject), cited_slugs=slugs, subject_questions=tuple(subject)
+    )
 
 
 def searched_project_keys(user: AnyUser, keys: tuple[str, ...]) -> list[str]:
@@ -463,6 +474,9 @@ def message_stream(
     # A follow-up ("and who made the call?") is searched with the subject of the turn before
     # it, and the documents that turn cited are boosted like @mentions.
     retrieval_question = f"{previous} {question}" if previous else question
+    # A follow-up of a follow-up keeps the subject of the turns it leaned on ("which MES are we
+    # on?" -> "when did it go live?" -> "and who made the call?"), at most SUBJECT_TURNS.
+    subject_questions = [*state.subject_questions, question] if follows else [question]
     result = _search(
         user=user,
         question=retrieval_question,
@@ -487,6 +501,7 @@ def message_stream(
         "citation_check": {"valid": [], "dropped": []},
         "retrieval_ms": result.meta.get("retrieval_ms"),
         "relevance_level": result.meta.get("relevance_level"),
+        "subject_questions": subject_questions[-SUBJECT_TURNS:],
     }
 
     if not result.meta.get("embedding_available", True):

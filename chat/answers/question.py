@@ -127,6 +127,7 @@ class Question:
     asks_alternatives: bool
     compares: bool  # a yes/no question that compares two values ("within the target?")
     elliptical: bool = False  # not a whole question ("and at Carn Dubh?", "what about X?")
+    refers_back: bool = False  # a pronoun stands for a thing it does not name ("go live on it")
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
 
     @property
@@ -278,6 +279,8 @@ def surface_words(text: str) -> tuple[tuple[str, str], ...]:
 # A question that opens with a conjunction or a preposition and is no whole question after
 # it ("and at Carn Dubh?", "or for the 4.2s?"), or asks "what about X?", leans on the question
 # before it: closed classes of English words, not a corpus's phrasing.
+# Third-person pronouns: the question is about something named before it.
+_REFERS_BACK = re.compile(r"\b(?:it|its|it['’]s|they|them|their|theirs)\b", re.I)
 _LEANING = re.compile(
     r"\s*(?:(?:and|but|or|so|also|then)\b(?!\s+(?:what|which|who|whom|whose|when|where|why|"
     rf"how|{_AUX})\b)|(?:at|in|on|for|from|with|without|by|during|after|before)\b|"
@@ -329,5 +332,6 @@ def read_question(text: str) -> Question:
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
         compares=kind == YESNO and bool(_COMPARE.search(text)),
         elliptical=bool(_LEANING.match(text)),
+        refers_back=bool(_REFERS_BACK.search(text)),
         superlative=_superlative(text),
     )

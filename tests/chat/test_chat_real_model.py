@@ -110,13 +110,29 @@ def test_a_follow_up_is_answered_in_the_context_of_the_question_before_it(alpha,
     assert follow_up.conversation == first.conversation
     assert follow_up.refusal_reason is None
     assert "rb-rotate-api-keys" in {c["slug"] for c in follow_up.citations}
-    # the conversation's subject is the last answered turn: its question and cited documents
+    # the conversation's subject is the last answered turn: its question (after those it
+    # followed up; this one names its own subject) and the documents it cited
     state = conversation_state(first.conversation)
+    assert state.subject_questions == ("And what if the key was leaked?",)
     assert state.previous_question == "And what if the key was leaked?"
     assert "rb-rotate-api-keys" in state.cited_slugs
     # a question that names its own subject is searched on its own
     assert not state.carries_into(read_question("Which laptop do new engineers get?"))
     assert state.carries_into(read_question("and who made that call?"))
+    # ...unless a pronoun stands for something named before it
+    assert state.carries_into(read_question("How often is it rotated at the Berlin office?"))
+    # a follow-up of a follow-up leans on every turn of the chain
+    third = message_send(
+        user=reader, question="who has to approve it?", conversation=first.conversation
+    )
+    assert third.meta["subject_questions"] == [
+        "And what if the key was leaked?",
+        "who has to approve it?",
+    ]
+    if third.refusal_reason is None:
+        assert conversation_state(first.conversation).previous_question == (
+            "And what if the key was leaked? who has to approve it?"
+        )
 
 
 def test_an_adr_number_is_honoured_in_retrieval_and_in_the_answer(alpha, reader):

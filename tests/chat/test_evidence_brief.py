@@ -168,6 +168,10 @@ def test_reading_questions():
     assert not read_question("steps to lock out a turbine before going into the hub").asks_past
     assert read_question("and at Carn Dubh?").elliptical
     assert not read_question("lead time on a slip ring assembly").elliptical
+    # a pronoun stands for something the question does not name
+    assert read_question("when did hollin bridge go live on it").refers_back
+    assert read_question("what’s their response time?").refers_back
+    assert not read_question("which MES are we on now?").refers_back
     assert read_question("which vendor scored best?").superlative == "most"
     assert read_question("How much did the mission cost?").value_kinds == {"money"}
     # "the response time", "the lead time" is a span of time; "the start time" is a clock time
