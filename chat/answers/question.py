@@ -45,7 +45,8 @@ _REASON_Q = re.compile(
 )
 _HOWTO_Q = re.compile(
     r"^\s*(?:and\s+)?(?:how (?:do|can|should|would|must) (?:i|we|you|one)|how to)\b|"
-    r"\b(?:steps|procedure|command|commands)\b",
+    r"\b(?:steps|procedure|command|commands)\b|"
+    r"\bwhat (?:do|should|must|can) (?:i|we|you|one) do\b|\bwhat (?:now|next)\s*\??\s*$",
     re.I,
 )
 _YESNO_Q = re.compile(rf"^\s*(?:and\s+|but\s+|so\s+)?{_AUX}\b", re.I)

@@ -53,6 +53,7 @@ class Unit:
     label: str = ""  # what an item defines ("Retries" in "**Retries**: exponential backoff ...")
     group: int = -1  # items of one list (rows of one table) share a group; sentences have -1
     bare: str = ""  # an item or row without its context prefix (to quote a list whole)
+    step: bool = False  # an item of a numbered list: a step of a procedure
 
     @property
     def words(self) -> str:
@@ -123,6 +124,7 @@ def split_units(
         fence = []  # the chunk window began inside a code block: its first fence closes it
 
     groups = {"current": 0, "open": False}
+    numbered = [False]  # the item being read opened with "1." or "2)"
 
     def add(
         body: str,
@@ -132,6 +134,7 @@ def split_units(
         label: str = "",
         bare: str = "",
         around: str = "",
+        step: bool = False,
     ) -> None:
         body = body.strip()
         if len(body.split()) < 3:
@@ -165,6 +168,7 @@ def split_units(
                 label,
                 group,
                 bare.strip() or body,
+                step,
             )
         )
 
@@ -202,6 +206,7 @@ def split_units(
             label=labelled.group(1) if labelled else "",
             bare=body,
             around=context,
+            step=numbered[0],
         )
 
     lines = text.splitlines()
@@ -274,9 +279,11 @@ def split_units(
         if stripped in {"---", "***"}:
             continue
         stripped = _QUOTE_MARKER.sub("", stripped)
-        if _LIST_MARKER.match(line):
+        marker = _LIST_MARKER.match(line)
+        if marker:
             flush_paragraph()
             flush_item()
+            numbered[0] = marker.group(0).strip()[:1].isdigit()
             item.append(_LIST_MARKER.sub("", stripped))
             continue
         if item and (raw.startswith((" ", "\t"))):

@@ -146,6 +146,26 @@ def test_a_where_question_is_answered_by_a_place_said_in_words():
     assert not _brief("Where is the fridge alarm?", alarm).answerable
 
 
+def test_what_do_i_do_is_answered_by_the_numbered_steps():
+    assert read_question("the detector on line 1 failed its check, what do i do").kind == "howto"
+    procedure = hit(1, """# Detector checks
+
+## If a check fails
+
+1. Stop the line.
+2. Put on hold all product packed since the last successful check.
+3. The line restarts only after QA signs off.
+""", title="Detector checks")  # fmt: skip
+    trial = hit(2, """# X-ray trial
+
+- What we found: a loan X-ray unit ran beside the line 1 detector for two weeks and found nothing more.
+- Cost: the loan unit was returned.
+""", title="X-ray trial")  # fmt: skip
+    brief = _brief("the detector on line 1 failed its check, what do i do", trial, procedure)
+    text = compose(brief)
+    assert "Stop the line" in text and "QA signs off" in text, text
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
