@@ -13,7 +13,10 @@ from chat.answers.question import Question
 from chat.answers.scoring import Scored
 from chat.prompt import PromptSource
 from kb import words
-from kb.models import STALE_STATUSES
+from kb.models import STALE_STATUSES, CanonicalStatus
+
+# Records still being decided: quoted, with their status said.
+UNDECIDED_STATUSES = frozenset({CanonicalStatus.DRAFT, CanonicalStatus.REVIEW})
 
 MAX_REJECTED_WARNINGS = 2
 COMPACT_ROWS = 3  # a longer list of table rows is quoted by their first cells
@@ -141,6 +144,13 @@ def compose(brief: EvidenceBrief) -> str:
         lines.extend(_list_lines(lead, siblings, brief.question))
     else:
         lines.append(_cite(_quote(lead), lead.source.n))
+
+    if status in UNDECIDED_STATUSES and lead.source.hit.canonical_type:
+        # a proposal answers, but the reader learns it is not (yet) the rule
+        state = "a draft" if status == CanonicalStatus.DRAFT else "in review"
+        lines.append(
+            f"{lead.source.hit.title} is {state}, not an accepted record [{lead.source.n}]."
+        )
 
     for extra in others[:2]:
         lines.append(_cite(_quote(extra), extra.source.n))

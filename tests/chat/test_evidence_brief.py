@@ -166,6 +166,22 @@ def test_what_do_i_do_is_answered_by_the_numbered_steps():
     assert "Stop the line" in text and "QA signs off" in text, text
 
 
+def test_an_answer_from_a_draft_says_it_is_not_yet_the_rule():
+    draft = hit(1, "# Leading-edge repair\n\nRepairs are planned case by case by the planners.\n",
+                title="Leading-edge repair standard", canonical_type="standard",
+                canonical_status="draft")  # fmt: skip
+    text = compose(_brief("is the leading-edge repair standard approved yet?", draft))
+    assert text.endswith("Leading-edge repair standard is a draft, not an accepted record [1]."), (
+        text
+    )
+    accepted = hit(1, "# Leading-edge repair\n\nRepairs are planned case by case by the planners.\n",
+                   title="Leading-edge repair standard", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    assert "not an accepted record" not in compose(
+        _brief("is the leading-edge repair standard approved yet?", accepted)
+    )
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
