@@ -31,6 +31,20 @@ _WORD_NUMBERS = {
     "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
     "a": 1, "an": 1, "half": 0.5,
 }  # fmt: skip
+# Numbers written as words count too ("a record nine times", "eleven moons"); not "one",
+# "a" or "half", which are rarely a count asked for.
+_COUNT_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    "hundred": 100, "dozen": 12,
+}  # fmt: skip
+_WORD_COUNT_RE = re.compile(
+    rf"\b(?P<n>{'|'.join(_COUNT_WORDS)})\b"
+    r"(?:\s+(?P<noun>[a-zA-Z][a-zA-Z-]+(?:\s+[a-zA-Z][a-zA-Z-]+)?))?",
+    re.IGNORECASE,
+)
 _SECONDS = {
     "ms": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "secs": 1, "second": 1,
     "min": 60, "mins": 60, "minute": 60, "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600,
@@ -238,6 +252,14 @@ def values_in(text: str) -> list[Value]:
         noun = (match.group("noun") or "").lower()
         start, end = match.start("n"), match.end("n")
         if free(start, end):
+            text_of = f"{match.group('n')} {noun}" if noun else match.group("n")
+            found.append(Value(COUNT, text_of, (amount, noun), start, end))
+            taken.append((start, end))
+    for match in _WORD_COUNT_RE.finditer(text):
+        start, end = match.start("n"), match.end("n")
+        if free(start, end):
+            amount = float(_COUNT_WORDS[match.group("n").lower()])
+            noun = (match.group("noun") or "").lower()
             text_of = f"{match.group('n')} {noun}" if noun else match.group("n")
             found.append(Value(COUNT, text_of, (amount, noun), start, end))
             taken.append((start, end))

@@ -182,6 +182,19 @@ def test_an_answer_from_a_draft_says_it_is_not_yet_the_rule():
     )
 
 
+def test_a_count_written_in_words_answers_how_many():
+    counts = [
+        v for v in values_in("She won a record nine times; eleven moons") if v.kind == "count"
+    ]
+    assert [v.key for v in counts] == [(9.0, "times"), (11.0, "moons")]
+    text = "# Wimbledon\n\nMartina Navratilova won the ladies' singles a record nine times.\n"
+    brief = _brief(
+        "How many times did Martina Navratilova win the ladies' singles?",
+        hit(1, text, title="Wimbledon"),
+    )
+    assert brief.answerable and "nine times" in compose(brief)
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
