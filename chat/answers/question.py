@@ -129,6 +129,7 @@ class Question:
     compares: bool  # a yes/no question that compares two values ("within the target?")
     elliptical: bool = False  # not a whole question ("and at Carn Dubh?", "what about X?")
     refers_back: bool = False  # a pronoun stands for a thing it does not name ("go live on it")
+    asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
 
     @property
@@ -280,6 +281,7 @@ def surface_words(text: str) -> tuple[tuple[str, str], ...]:
 # A question that opens with a conjunction or a preposition and is no whole question after
 # it ("and at Carn Dubh?", "or for the 4.2s?"), or asks "what about X?", leans on the question
 # before it: closed classes of English words, not a corpus's phrasing.
+_FREQUENCY_Q = re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)
 # Third-person pronouns: the question is about something named before it.
 _REFERS_BACK = re.compile(r"\b(?:it|its|it['’]s|they|them|their|theirs)\b", re.I)
 _LEANING = re.compile(
@@ -334,5 +336,6 @@ def read_question(text: str) -> Question:
         compares=kind == YESNO and bool(_COMPARE.search(text)),
         elliptical=bool(_LEANING.match(text)),
         refers_back=bool(_REFERS_BACK.search(text)),
+        asks_frequency=bool(_FREQUENCY_Q.search(text)),
         superlative=_superlative(text),
     )

@@ -195,6 +195,9 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
                 question.counted, words.terms(str(v.key[1]) if len(v.key) > 1 else "")
             )
         ]
+    if question.asks_frequency:
+        # "how often" is answered by how often (every quarter), not by how long something took
+        found = [v for v in found if vals.is_frequency(v, unit.text)]
     if question.kind == DURATION:
         # "how long" is time or a length, never a speed, a temperature or a count of things
         found = [

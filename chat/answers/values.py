@@ -64,8 +64,12 @@ _DURATION_RE = re.compile(
     rf"(?:\s+(?P<n3>{_NUMBER})\s*(?P<u3>{_DURATION_UNIT})(?![\w/]))?",
     re.IGNORECASE,
 )
+_PERIOD = r"(?:day|week|fortnight|month|quarter|year|shift|night|morning|evening|weekday|hour)"
 _FREQUENCY_RE = re.compile(
-    r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b", re.I
+    r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|annual)\b"
+    rf"|\bevery (?:other |second |working )?{_PERIOD}\b"
+    rf"|\b(?:once|twice|(?:\d+|two|three|four|five|six) times) (?:a|an|per|each|every) {_PERIOD}\b",
+    re.I,
 )
 _CURRENCY = r"(?:EUR|USD|NOK|GBP|SEK|DKK|CHF|€|\$|£|kr)"
 _MONEY_RE = re.compile(
@@ -216,6 +220,8 @@ def values_in(text: str) -> list[Value]:
         amount = _number(match.group("n"))
         if amount is not None:
             add(PERCENT, match, (amount,))
+    for match in _FREQUENCY_RE.finditer(text):
+        add(DURATION, match, (match.group(0).lower(),))
     for match in _DURATION_RE.finditer(text):
         amount = _number(match.group("n"))
         if amount is None:
@@ -227,8 +233,6 @@ def values_in(text: str) -> list[Value]:
         upper = _number(match.group("n2")) if match.group("n2") else None
         key = (round(seconds, 3), round(upper * _seconds(match.group("u")), 3) if upper else None)
         add(DURATION, match, key)
-    for match in _FREQUENCY_RE.finditer(text):
-        add(DURATION, match, (match.group(0).lower(),))
     for match in _TIME_RE.finditer(text):
         add(TIME, match, (match.group(0),))
     for match in _UNIT_RE.finditer(text):
@@ -315,3 +319,16 @@ def duration_seconds(value: Value) -> float | None:
         return None
     upper = value.key[1] if len(value.key) > 1 else None
     return float(upper) if isinstance(upper, float | int) else float(value.key[0])
+
+
+# "every 2 hours", "each 6 months": a length of time that says how often
+_EVERY = re.compile(r"\b(?:every|each|per|a|an)\s+$", re.I)
+
+
+def is_frequency(value: Value, text: str) -> bool:
+    """The value says how often (quarterly, every quarter, twice a year, every 2 hours)."""
+    if value.kind != DURATION:
+        return False
+    return isinstance(value.key[0], str) or bool(
+        _EVERY.search(text[max(0, value.start - 8) : value.start])
+    )

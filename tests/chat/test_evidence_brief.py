@@ -195,6 +195,21 @@ def test_a_count_written_in_words_answers_how_many():
     assert brief.answerable and "nine times" in compose(brief)
 
 
+def test_how_often_is_answered_by_how_often_not_by_how_long():
+    text = (
+        "# EPR backups\n\nThe last EPR restore test on 14 January took 3 hours 10 minutes.\n\n"
+        "Restore tests of the EPR are run every quarter by the infrastructure team.\n"
+    )
+    brief = _brief(
+        "how often do we do a restore test of the epr", hit(1, text, title="EPR backups")
+    )
+    assert compose(brief).startswith("Restore tests of the EPR are run every quarter")
+    assert [v.text for v in values_in("tested twice a year, checked every 2 hours")] == [
+        "twice a year",
+        "2 hours",
+    ]
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
