@@ -65,7 +65,7 @@ _QUANTITY_NOUNS = re.compile(
 )
 _DURATION_NOUNS = re.compile(
     r"\b(?:duration|retention|window|deadline|lifetime|rto|rpo|half-life|period|interval|"
-    r"uptime|downtime)\b",
+    r"uptime|downtime|runtime|turnaround|life)\b",
     re.I,
 )
 # The words of the question form itself ("how long", "what year"): not the subject.
@@ -156,6 +156,10 @@ def _kind(text: str) -> str:
     if _YESNO_Q.search(text):
         return YESNO
     asked = _ASKED_NOUN.match(text)
+    if asked is None and not _QUESTION_FORM.match(text):
+        # a question typed like a search ("ups runtime in the data centres?") names what it
+        # asks for first
+        asked = _ASKED_NOUN.match(f"what is {text}")
     named = [token.strip("?.,").lower() for token in asked.group(1).split()] if asked else []
     if any(_DURATION_NOUNS.fullmatch(token) for token in named) or _SPAN_OF_TIME.search(
         " ".join(named)
@@ -166,6 +170,13 @@ def _kind(text: str) -> str:
     if _WHICH_Q.match(text):
         return WHICH
     return WHAT
+
+
+# A question that opens like one (a question word or a verb), not like a search query.
+_QUESTION_FORM = re.compile(
+    rf"\s*(?:and\s+|but\s+|so\s+)?(?:what|which|who|whom|whose|when|where|why|how|{_AUX})\b",
+    re.I,
+)
 
 
 # "which X", "what X <verb>": asks for one of a kind of thing (not "what is", "what do I")

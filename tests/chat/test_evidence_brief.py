@@ -232,6 +232,11 @@ def test_reading_questions():
     assert not read_question("steps to lock out a turbine before going into the hub").asks_past
     assert read_question("and at Carn Dubh?").elliptical
     assert not read_question("lead time on a slip ring assembly").elliptical
+    # a question typed like a search names what it asks for first
+    assert read_question("ups runtime in the data centres?").kind == "duration"
+    assert read_question("shelf life of the rye flour").kind == "duration"
+    assert read_question("number for the duty manager phone?").kind == "number"
+    assert read_question("lead time on a slip ring assembly").kind == "duration"
     # a pronoun stands for something the question does not name
     assert read_question("when did hollin bridge go live on it").refers_back
     assert read_question("what’s their response time?").refers_back
