@@ -522,16 +522,10 @@ def message_stream(
     if not is_grounded(result) or not is_supported(retrieval_question, result):
         # Refused before any provider is called: nothing to ground an answer on.
         meta["latency_ms"] = _elapsed_ms(started)
-        content_gap_record(question=question, project_keys=gap_keys)
-        yield _refuse(
-            REFUSAL_NO_CONTEXT,
-            user=user,
-            conversation=conversation,
-            question=question,
-            meta=meta,
-            chunk_ids=[],
-            log_keys=gap_keys,
-        )
+        yield _refuse_unanswered(
+            user=user, conversation=conversation, question=question, meta=meta,
+            chunk_ids=[], gap_keys=gap_keys,
+        )  # fmt: skip
         return
 
     sources, brief, link_titles = _evidence(
@@ -543,16 +537,10 @@ def message_stream(
         # before any provider is called, and counted as a content gap.
         meta["latency_ms"] = _elapsed_ms(started)
         meta["refusal_detail"] = brief.refusal
-        content_gap_record(question=question, project_keys=gap_keys)
-        yield _refuse(
-            REFUSAL_NO_CONTEXT,
-            user=user,
-            conversation=conversation,
-            question=question,
-            meta=meta,
-            chunk_ids=[s.hit.chunk_id for s in sources],
-            log_keys=gap_keys,
-        )
+        yield _refuse_unanswered(
+            user=user, conversation=conversation, question=question, meta=meta,
+            chunk_ids=[s.hit.chunk_id for s in sources], gap_keys=gap_keys,
+        )  # fmt: skip
         return
 
     tz_name = settings.CHAT["PROMPT_TIMEZONE"]
@@ -696,6 +684,29 @@ def _refuse(
         meta=meta,
         chunk_ids=chunk_ids,
         log_keys=log_keys,
+    )
+
+
+def _refuse_unanswered(
+    *,
+    user: AnyUser,
+    conversation: Conversation | None,
+    question: str,
+    meta: dict[str, Any],
+    chunk_ids: list[int],
+    gap_keys: list[str],
+) -> TurnResult:
+    """A question the knowledge base does not answer: counted as a content gap of every
+    project searched, and refused before any provider is called."""
+    content_gap_record(question=question, project_keys=gap_keys)
+    return _refuse(
+        REFUSAL_NO_CONTEXT,
+        user=user,
+        conversation=conversation,
+        question=question,
+        meta=meta,
+        chunk_ids=chunk_ids,
+        log_keys=gap_keys,
     )
 
 
