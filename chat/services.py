@@ -314,7 +314,7 @@ def _evidence(
     """The evidence brief of a turn, with the sources it needed beyond the first retrieval:
     the other records of a supersede chain, and a second retrieval for the part of the
     question the first evidence leaves unstated (an incident, then its SLA target)."""
-    from kb.retrieval import document_hits, neighbour_hits
+    from kb.retrieval import document_hits, neighbour_hits, short_document_hits
 
     # the other retrieved chunks of the documents found (the per-document cap moved them
     # to the runner-ups: a question about one document is answered from all of it)
@@ -322,6 +322,19 @@ def _evidence(
     sources = add_sources(
         sources,
         tuple(hit for hit in runner_up if hit.document_id in found)[:RUNNER_UPS_KEPT],
+        block="context",
+    )
+    # the documents found first, read whole when they are short (a postmortem's duration
+    # table sits in a section of its own, away from the chunk that matched best)
+    first = list(dict.fromkeys(s.hit.document_id for s in sources if s.block == "context"))
+    sources = add_sources(
+        sources,
+        short_document_hits(
+            user=user,
+            query=question,
+            document_ids=first[:SHORT_DOCUMENTS_READ],
+            max_chunks=SHORT_DOCUMENT_CHUNKS,
+        ),
         block="context",
     )
     # the passages next to the best chunks (a table cut from its lead-in by the chunk window)
@@ -398,6 +411,9 @@ def _term_idfs(text: str) -> dict[str, float]:
     return weights
 
 
+# The first document found is read whole when it has at most this many chunks.
+SHORT_DOCUMENTS_READ = 1
+SHORT_DOCUMENT_CHUNKS = 6
 # The best chunks whose neighbouring chunks (same document and section) join a turn's sources.
 NEIGHBOURS_OF = 8
 NEIGHBOURS_KEPT = 12

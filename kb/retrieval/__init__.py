@@ -1,7 +1,7 @@
 """Hybrid retrieval with the canonical trust gradient. One entry point: `search(...)`."""
 
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError, RetrievalError
-from kb.retrieval.pipeline import document_hits, neighbour_hits, search
+from kb.retrieval.pipeline import document_hits, neighbour_hits, search, short_document_hits
 from kb.retrieval.types import (
     FILTER_KEYS,
     MODES,
@@ -20,6 +20,7 @@ __all__ = [
     "SearchHit",
     "SearchResult",
     "document_hits",
+    "short_document_hits",
     "neighbour_hits",
     "search",
 ]

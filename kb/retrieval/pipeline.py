@@ -435,6 +435,29 @@ def document_hits(
     return tuple(_side_hit(candidate, origin) for candidate in candidates)
 
 
+def short_document_hits(
+    *, user: Any, query: str, document_ids: Sequence[int], max_chunks: int
+) -> tuple[SearchHit, ...]:
+    """Every chunk of each visible document among `document_ids` that has at most
+    `max_chunks` chunks (a postmortem, a one-page standard: short enough to read whole), in
+    document order, scored by cosine to the query; longer documents give nothing."""
+    if not document_ids or max_chunks <= 0:
+        return ()
+    scope = Scope.for_documents(Document.objects.visible_to(user).filter(id__in=document_ids))
+    pairs = [f"({int(d)}, {o})" for d in document_ids for o in range(max_chunks + 1)]
+    from kb.embeddings import EmbeddingError, embed_query
+
+    try:
+        vector: list[float] | None = embed_query(query_text.strip_mentions(query))
+    except EmbeddingError:
+        vector = None
+    candidates = chunks_by_position(scope=scope, positions=", ".join(pairs), vector=vector)
+    count: dict[int, int] = {}
+    for c in candidates:
+        count[c.document_id] = count.get(c.document_id, 0) + 1
+    return tuple(_side_hit(c, "primary") for c in candidates if count[c.document_id] <= max_chunks)
+
+
 def neighbour_hits(
     *, user: Any, hits: Sequence[SearchHit], query: str, reach: int = 1, limit: int = 8
 ) -> tuple[SearchHit, ...]:

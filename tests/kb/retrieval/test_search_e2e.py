@@ -12,7 +12,7 @@ from django.db import connection, transaction
 
 from kb.embeddings import build_embedder, reset_embedders
 from kb.models import Document
-from kb.retrieval import InvalidSearchRequest, SearchFilters, arms, search
+from kb.retrieval import InvalidSearchRequest, SearchFilters, arms, search, short_document_hits
 from kb.retrieval.frequencies import document_frequencies, reset_keyword_stats
 from kb.retrieval.sql import Scope
 from kb.services import document_ingest
@@ -124,6 +124,26 @@ def test_graph_expansion_brings_accepted_neighbours_only(alpha, corpus):
     assert "dec-cache-v1" not in expanded  # superseded neighbours are not expanded
     assert all(hit.origin == "graph_expansion" for hit in result.expanded)
     assert result.meta["expanded_count"] == len(result.expanded)
+
+
+def test_a_short_document_is_read_whole_and_a_longer_or_foreign_one_not(alpha, corpus):
+    from kb.models import Chunk
+
+    documents = Document.objects.filter(project__key__in=[PROJECT, FOREIGN])
+    sizes = {d.id: Chunk.objects.filter(document=d).count() for d in documents}
+    longest = max((d for d in documents if d.project.key == PROJECT), key=lambda d: sizes[d.id])
+    foreign = next(d for d in documents if d.project.key == FOREIGN)
+    size = sizes[longest.id]
+    assert size >= 2
+    whole = short_document_hits(
+        user=corpus["reader"], query="cache", document_ids=[longest.id, foreign.id], max_chunks=size
+    )
+    assert [hit.chunk_order for hit in whole] == list(range(size))  # all of it, in order
+    assert {hit.slug for hit in whole} == {longest.slug}  # never a document the reader cannot see
+    assert all(hit.cosine is not None for hit in whole)
+    assert not short_document_hits(
+        user=corpus["reader"], query="cache", document_ids=[longest.id], max_chunks=size - 1
+    )
 
 
 def test_rejected_approach_is_injected(alpha, corpus):
