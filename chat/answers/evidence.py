@@ -730,8 +730,20 @@ def build_brief(
         return EvidenceBrief(
             question=question, answerable=False, refusal=refusal, ranked=ranked, rejected=rejected
         )
+    symptom: Scored | None = None
+    if (
+        question.kind == HOWTO
+        and not lead.unit.step
+        and not (question.asks_current or question.asks_past)
+        and trust(lead.source) > TRUST_HISTORY
+    ):
+        # a how-to answered by a sentence that names the situation ("Symptom: ... MES
+        # OFFLINE"): the steps of the same document say what to do
+        steps = [s for s in ranked if s.unit.step and s.document_id == lead.document_id]
+        if steps:
+            symptom, lead = lead, max(steps, key=lambda s: s.score)
     listed = _list_siblings(lead, ranked) if _answers_with_list(question, lead, weights) else ()
-    support: list[Scored] = []
+    support: list[Scored] = [symptom] if symptom is not None else []
     if question.kind == HOWTO and lead.unit.kind != "code":
         command = next(
             (

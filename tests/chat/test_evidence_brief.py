@@ -210,6 +210,23 @@ def test_how_often_is_answered_by_how_often_not_by_how_long():
     ]
 
 
+def test_a_how_to_that_names_a_symptom_is_answered_by_the_steps_after_it():
+    runbook = hit(1, """# When a line loses its connection
+
+Symptom: the line terminal shows a red OFFLINE banner for more than 5 minutes.
+
+## Steps
+
+1. Switch the checks to the paper form QF-05P.
+2. Restart the gateway with systemctl restart edge.
+3. Tell the service desk.
+""", title="When a line loses its connection", canonical_type="runbook",
+               canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("line screen says OFFLINE, what do i do", runbook))
+    assert "QF-05P" in text and "systemctl restart edge" in text, text
+    assert "OFFLINE banner" in text  # the situation it answers is still named
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
