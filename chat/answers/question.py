@@ -49,6 +49,7 @@ _HOWTO_Q = re.compile(
     r"\bwhat (?:do|should|must|can) (?:i|we|you|one) do\b|\bwhat (?:now|next)\s*\??\s*$",
     re.I,
 )
+_NAMED_PROCEDURE = re.compile(r"\b(?:procedure|command|commands)\b", re.I)
 _YESNO_Q = re.compile(rf"^\s*(?:and\s+|but\s+|so\s+)?{_AUX}\b", re.I)
 # Nouns that name a quantity: "what is the limit / the price" asks for a number.
 # "the response time", "the lead time": a span of time ("the start time" is a time of day).
@@ -151,8 +152,8 @@ def _kind(text: str) -> str:
         return PLACE
     if _NUMBER_Q.search(text):
         return NUMBER
-    if _HOWTO_Q.search(text):
-        return HOWTO
+    if _HOWTO_Q.search(text) and not (_WHICH_Q.match(text) and _NAMED_PROCEDURE.search(text)):
+        return HOWTO  # but "which revision of the procedure is current?" asks which
     if _YESNO_Q.search(text):
         return YESNO
     asked = _ASKED_NOUN.match(text)

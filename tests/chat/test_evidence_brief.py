@@ -249,6 +249,9 @@ def test_reading_questions():
     assert not read_question("steps to lock out a turbine before going into the hub").asks_past
     assert read_question("and at Carn Dubh?").elliptical
     assert not read_question("lead time on a slip ring assembly").elliptical
+    # naming a procedure does not make a which-question a how-to
+    assert read_question("which revision of the LOTO procedure is current").kind == "which"
+    assert read_question("what is the procedure for a failed check?").kind == "howto"
     # a question typed like a search names what it asks for first
     assert read_question("ups runtime in the data centres?").kind == "duration"
     assert read_question("shelf life of the rye flour").kind == "duration"
