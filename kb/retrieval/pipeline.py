@@ -415,6 +415,17 @@ def _search(
     )
 
 
+def _side_vector(query: str) -> list[float] | None:
+    """The query's vector for a fetch beside the ranked list (None when it cannot be
+    embedded: the chunks come without a cosine)."""
+    from kb.embeddings import EmbeddingError, embed_query
+
+    try:
+        return embed_query(query_text.strip_mentions(query))
+    except EmbeddingError:
+        return None
+
+
 def document_hits(
     *, user: Any, query: str, document_ids: Sequence[int], origin: Origin = "graph_expansion"
 ) -> tuple[SearchHit, ...]:
@@ -424,14 +435,7 @@ def document_hits(
     if not document_ids:
         return ()
     scope = Scope.for_documents(Document.objects.visible_to(user).filter(id__in=document_ids))
-    vector: list[float] | None = None
-    from kb.embeddings import EmbeddingError, embed_query
-
-    try:
-        vector = embed_query(query_text.strip_mentions(query))
-    except EmbeddingError:
-        vector = None
-    candidates = best_chunk_per_document(scope=scope, vector=vector)
+    candidates = best_chunk_per_document(scope=scope, vector=_side_vector(query))
     return tuple(_side_hit(candidate, origin) for candidate in candidates)
 
 
@@ -445,13 +449,9 @@ def short_document_hits(
         return ()
     scope = Scope.for_documents(Document.objects.visible_to(user).filter(id__in=document_ids))
     pairs = [f"({int(d)}, {o})" for d in document_ids for o in range(max_chunks + 1)]
-    from kb.embeddings import EmbeddingError, embed_query
-
-    try:
-        vector: list[float] | None = embed_query(query_text.strip_mentions(query))
-    except EmbeddingError:
-        vector = None
-    candidates = chunks_by_position(scope=scope, positions=", ".join(pairs), vector=vector)
+    candidates = chunks_by_position(
+        scope=scope, positions=", ".join(pairs), vector=_side_vector(query)
+    )
     count: dict[int, int] = {}
     for c in candidates:
         count[c.document_id] = count.get(c.document_id, 0) + 1
@@ -478,13 +478,9 @@ def neighbour_hits(
     )
     scope = Scope.for_documents(documents)
     pairs = [f"({int(d)}, {int(o)})" for d, o in wanted]
-    from kb.embeddings import EmbeddingError, embed_query
-
-    try:
-        vector: list[float] | None = embed_query(query_text.strip_mentions(query))
-    except EmbeddingError:
-        vector = None
-    candidates = chunks_by_position(scope=scope, positions=", ".join(pairs), vector=vector)
+    candidates = chunks_by_position(
+        scope=scope, positions=", ".join(pairs), vector=_side_vector(query)
+    )
     found = [
         c
         for c in candidates
