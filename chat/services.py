@@ -623,31 +623,19 @@ def _finish_answer(
     chunk_ids = [s.hit.chunk_id for s in prompt.sources]
     if raw_answer == NO_GROUNDED_ANSWER or not raw_answer:
         meta["latency_ms"] = _elapsed_ms(started)
-        content_gap_record(question=question, project_keys=gap_keys)
-        return _refuse(
-            REFUSAL_SELF,
-            user=user,
-            conversation=conversation,
-            question=question,
-            meta=meta,
-            chunk_ids=chunk_ids,
-            log_keys=gap_keys,
-        )
+        return _refuse_unanswered(
+            user=user, conversation=conversation, question=question, meta=meta,
+            chunk_ids=chunk_ids, gap_keys=gap_keys, reason=REFUSAL_SELF,
+        )  # fmt: skip
     check: CitationCheck = check_citations(raw_answer, prompt)
     meta["citation_check"] = check.to_dict()
     meta["latency_ms"] = _elapsed_ms(started)
     if not check.valid:
         # An answer with no citation to a real source is not grounded: do not show it.
-        content_gap_record(question=question, project_keys=gap_keys)
-        return _refuse(
-            REFUSAL_UNGROUNDED,
-            user=user,
-            conversation=conversation,
-            question=question,
-            meta=meta,
-            chunk_ids=chunk_ids,
-            log_keys=gap_keys,
-        )
+        return _refuse_unanswered(
+            user=user, conversation=conversation, question=question, meta=meta,
+            chunk_ids=chunk_ids, gap_keys=gap_keys, reason=REFUSAL_UNGROUNDED,
+        )  # fmt: skip
     answer, shown = renumber(check)
     # In the shown numbering (1..n, as in the answer and the citations).
     meta["citation_check"] = {"valid": list(shown.values()), "dropped": list(check.dropped)}
@@ -711,12 +699,14 @@ def _refuse_unanswered(
     meta: dict[str, Any],
     chunk_ids: list[int],
     gap_keys: list[str],
+    reason: str = REFUSAL_NO_CONTEXT,
 ) -> TurnResult:
-    """A question the knowledge base does not answer: counted as a content gap of every
-    project searched, and refused before any provider is called."""
+    """A question the knowledge base does not answer (nothing grounds it, a near-miss, or
+    the provider could not ground its answer): counted as a content gap of every project
+    searched, and refused."""
     content_gap_record(question=question, project_keys=gap_keys)
     return _refuse(
-        REFUSAL_NO_CONTEXT,
+        reason,
         user=user,
         conversation=conversation,
         question=question,
