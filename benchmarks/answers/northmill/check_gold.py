@@ -1,7 +1,7 @@
 """Consistency checks for the Northmill Foods gold set.
 
-    /work/main/.venv/bin/python benchmarks/answers/northmill/check_gold.py
-    /work/main/.venv/bin/python benchmarks/answers/northmill/check_gold.py --digest "QUESTION" "PHRASE" ["slug|PHRASE" ...]
+    .venv/bin/python benchmarks/answers/northmill/check_gold.py
+    .venv/bin/python benchmarks/answers/northmill/check_gold.py --digest "QUESTION" "PHRASE" ["slug|PHRASE" ...]
 
 Checks: every line is valid JSON with the expected keys and a known kind; gold.jsonl is
 DEV.jsonl + HELDOUT.jsonl; no question is repeated; conversations are contiguous and inside one

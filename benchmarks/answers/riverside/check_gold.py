@@ -1,6 +1,6 @@
 """Consistency checks for the Riverside Health gold set.
 
-    /work/main/.venv/bin/python benchmarks/answers/riverside/check_gold.py
+    .venv/bin/python benchmarks/answers/riverside/check_gold.py
 
 Checks: every line is valid JSON with the expected keys and a known kind; gold.jsonl is
 DEV.jsonl + HELDOUT.jsonl; conversations are contiguous and inside one split; every

@@ -3,7 +3,7 @@
 All text lives in this file. Output is written to docs/ next to this script and is
 byte-for-byte reproducible (fixed creation dates, fixed zip timestamps).
 
-    /work/main/.venv/bin/python benchmarks/answers/windward/build_binaries.py
+    .venv/bin/python benchmarks/answers/windward/build_binaries.py
 """
 
 from __future__ import annotations
