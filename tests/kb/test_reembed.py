@@ -314,6 +314,19 @@ def test_abort_drops_an_unfinished_reembed(space):
         tenant_reembed(target=OLD, batch_size=4)
 
 
+def _wait_for_backend_exit(pid: int, timeout: float = 10.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid])
+            if cursor.fetchone() is None:
+                return
+            time.sleep(0.02)
+    raise AssertionError(f"backend {pid} still running {timeout} s after its client closed")
+
+
 def test_one_run_per_tenant_at_a_time(space):
     from django.db import connections
 
@@ -322,12 +335,15 @@ def test_one_run_per_tenant_at_a_time(space):
         with other.cursor() as cursor:
             cursor.execute(f"SET search_path = {SCHEMA}, public")
             cursor.execute("SELECT pg_advisory_lock(hashtext('kb_reembed:' || current_schema()))")
+            cursor.execute("SELECT pg_backend_pid()")
+            other_pid = cursor.fetchone()[0]
         with pytest.raises(ReembedError, match="Another kb_reembed is running"):
             tenant_reembed(target=NEW, batch_size=50)
         with pytest.raises(ReembedError, match="stop it first"):
             reembed_abort()
     finally:
         other.close()
+    _wait_for_backend_exit(other_pid)  # PostgreSQL ends a closed session's backend asynchronously
     assert stored_dimensions(NEXT_COLUMN) == 0  # the refused run changed nothing
     tenant_reembed(target=NEW, batch_size=50)  # the lock went with the other session
     assert stored_dimensions() == NEW.dimensions
