@@ -32,6 +32,19 @@ def record_history(*, user: AnyUser, document: Document) -> QuerySet[RecordChang
     return RecordChange.objects.filter(document=document).order_by("-at", "-id")
 
 
+def status_change_reasons(*, document_ids: list[int]) -> dict[int, str]:
+    """{document id: the reason given for its latest status change} for those with one (the
+    reason an editor typed when deprecating or superseding the record)."""
+    rows = (
+        RecordChange.objects.filter(document_id__in=document_ids, field="canonical_status")
+        .exclude(reason="")
+        .order_by("document_id", "-at", "-id")
+        .distinct("document_id")
+        .values_list("document_id", "reason")
+    )
+    return dict(rows)
+
+
 def successor_candidates(*, user: AnyUser, documents: list[Document]) -> QuerySet[Document]:
     """Live records of the same project the user can see, excluding the records themselves."""
     projects = {doc.project_id for doc in documents}

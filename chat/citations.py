@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,17 +49,34 @@ def check_citations(answer: str, prompt: Prompt) -> CitationCheck:
 
 
 _SINGLE = re.compile(r"\[(\d{1,3})\]")
+_REPEATED = re.compile(r"(\[\d{1,3}\])(?:\1)+")  # "[1][1]" after two sources merged
 
 
-def renumber(check: CitationCheck) -> tuple[str, dict[int, int]]:
-    """Number the cited sources 1..n in order of first appearance in the answer.
+def places(prompt: Prompt) -> dict[int, Hashable]:
+    """{prompt number: what its chip shows}: the document and the section. Two chunks of one
+    section look the same to a reader, so they are one source to cite."""
+    return {s.n: (s.hit.document_id, s.hit.heading_path or s.hit.chunk_id) for s in prompt.sources}
+
+
+def renumber(
+    check: CitationCheck, place: dict[int, Hashable] | None = None
+) -> tuple[str, dict[int, int]]:
+    """Number the cited sources 1..n in order of first appearance in the answer; sources at
+    the same `place` share the number of the first one cited.
 
     Returns the rewritten text and {prompt number: shown number}; chips, [n] links and the
     API's citations all use the shown numbers.
     """
-    shown = {n: position for position, n in enumerate(check.valid, start=1)}
+    place = place or {}
+    shown: dict[int, int] = {}
+    first_at: dict[Hashable, int] = {}
+    for n in check.valid:
+        key = place.get(n, ("prompt", n))
+        if key not in first_at:
+            first_at[key] = len(first_at) + 1
+        shown[n] = first_at[key]
     text = _SINGLE.sub(lambda m: f"[{shown.get(int(m.group(1)), int(m.group(1)))}]", check.text)
-    return text, shown
+    return _REPEATED.sub(r"\1", text), shown
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:

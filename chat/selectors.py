@@ -9,7 +9,9 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
 from django.http import Http404
+from django.urls import reverse
 
+from canonical.selectors import record_history, status_change_reasons
 from chat.models import (
     ChatLog,
     ContentGap,
@@ -20,10 +22,17 @@ from chat.models import (
     Message,
     MessageRole,
 )
-from kb.models import Chunk, Document
-from kb.rendering import rebuild_content, render_markdown
-from kb.selectors import document_get_visible
+from kb.markup import render_wikilinks, wikilink_slugs
+from kb.models import STALE_STATUSES, Chunk, Document
+from kb.rendering import rebuild_content, render_markdown, render_markdown_marking
+from kb.selectors import (
+    document_get_visible,
+    document_supersede_chain,
+    documents_by_slug,
+    supersede_pairs,
+)
 from portal.access.models import AnyUser, Project
+from portal.access.selectors import project_curators
 
 
 def conversation_list(
@@ -128,6 +137,70 @@ def message_list(*, conversation: Conversation, user: AnyUser) -> list[Message]:
     return messages
 
 
+def refusal_help(*, user: AnyUser, messages: list[Message]) -> None:
+    """Give each refusal what the reader can do next: `closest`, the documents nearest the
+    question that the user can still open, and `curators`, who curates their projects."""
+    refusals = [m for m in messages if m.role == MessageRole.ASSISTANT and m.refusal_reason]
+    offered = [c for m in refusals for c in (m.meta or {}).get("closest") or []]
+    if not refusals:
+        return
+    visible = set(
+        Document.objects.visible_to(user)
+        .filter(pk__in={int(c["document_id"]) for c in offered})
+        .values_list("pk", flat=True)
+    )
+    keys = sorted({str(c["project_key"]) for c in offered if c["document_id"] in visible})
+    curators = project_curators(project_keys=keys)
+    for message in refusals:
+        closest = [
+            c for c in (message.meta or {}).get("closest") or [] if c["document_id"] in visible
+        ]
+        message.closest = closest  # type: ignore[attr-defined]
+        message.curators = [  # type: ignore[attr-defined]
+            (key, curators[key])
+            for key in dict.fromkeys(str(c["project_key"]) for c in closest)
+            if curators.get(key)
+        ]
+
+
+def citation_status_notes(*, user: AnyUser, messages: list[Message]) -> None:
+    """Give each cited superseded, deprecated or archived source what a reader needs to move
+    on: the reason of its status change (`status_reason`) and the visible records that
+    replaced it (`successors`: title and preview URL). In memory only; nothing is saved."""
+    stale = [
+        citation
+        for message in messages
+        for citation in (message.citations or [])
+        if isinstance(citation, dict) and citation.get("canonical_status") in STALE_STATUSES
+    ]
+    if not stale:
+        return
+    ids = sorted({int(c["document_id"]) for c in stale})
+    reasons = status_change_reasons(document_ids=ids)
+    successors: dict[int, list[Document]] = {}
+    for older, newer in supersede_pairs(user=user, document_ids=ids, hops=1):
+        if older.pk in ids and newer.canonical_status not in STALE_STATUSES:
+            successors.setdefault(older.pk, []).append(newer)
+    for citation in stale:
+        document_id = int(citation["document_id"])
+        citation["status_reason"] = reasons.get(document_id, "")
+        citation["successors"] = [
+            {"title": doc.title, "preview_url": reverse("chat-preview", args=[doc.pk])}
+            for doc in successors.get(document_id, [])
+        ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkedDocument:
+    """Another visible document named next to this one (a supersede chain's neighbour)."""
+
+    document_id: int
+    title: str
+    status: str
+    url: str  # the document page
+    preview_url: str  # the same document in the citation modal
+
+
 @dataclass(frozen=True, kw_only=True)
 class DocumentPreview:
     document_id: int
@@ -141,6 +214,9 @@ class DocumentPreview:
     content: str
     content_html: str
     highlighted_chunk_id: int | None = None  # the cited chunk, wrapped in #cited-chunk
+    updated_at: Any = None
+    replaces: tuple[LinkedDocument, ...] = ()  # older records this one supersedes
+    replaced_by: tuple[LinkedDocument, ...] = ()  # newer records superseding this one
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -161,21 +237,30 @@ def document_preview(
         .values_list("id", "text", "overlap_chars")
     )
     content = rebuild_content((text, overlap) for _, text, overlap in rows)
+    links = documents_by_slug(user=user, slugs=wikilink_slugs(content))
+    titles = {slug: title for slug, (_, title) in links.items()}
+    urls = {slug: reverse("chat-preview", args=[pk]) for slug, (pk, _) in links.items()}
+
+    def linked(text: str) -> str:
+        return render_wikilinks(text, titles, urls)
+
     cited = next((i for i, row in enumerate(rows) if row[0] == chunk_id), None)
-    if cited is None:
-        content_html = render_markdown(content)
-    else:
-        # Chunks follow headings, so each part renders as whole blocks.
-        parts = [rebuild_content((t, o) for _, t, o in part) for part in
-                 (rows[:cited], rows[cited : cited + 1], rows[cited + 1 :])]  # fmt: skip
-        content_html = (
-            render_markdown(parts[0])
-            + f'<section id="cited-chunk" class="cited-chunk" tabindex="-1" '
-            f'data-chunk-id="{int(rows[cited][0])}" aria-label="Cited passage">'
-            + render_markdown(parts[1])
-            + "</section>"
-            + render_markdown(parts[2])
-        )
+    highlighted: int | None = None
+    content_html = ""
+    if cited is not None:
+        start = sum(len(text) - overlap for _, text, overlap in rows[:cited])
+        end = start + len(rows[cited][1]) - rows[cited][2]
+        before, marked, after = render_markdown_marking(content, start, end, linked)
+        if marked:
+            highlighted = int(rows[cited][0])
+            content_html = (
+                f'{before}<section id="cited-chunk" class="cited-chunk" tabindex="-1" '
+                f'data-chunk-id="{highlighted}" aria-label="Cited passage">{marked}</section>'
+                f"{after}"
+            )
+    if highlighted is None:
+        content_html = render_markdown(content, linked)
+    older, newer = document_supersede_chain(user=user, document=document)
     return DocumentPreview(
         document_id=document.pk,
         slug=document.slug,
@@ -187,7 +272,37 @@ def document_preview(
         retrieval_priority=document.retrieval_priority,
         content=content,
         content_html=content_html,
-        highlighted_chunk_id=None if cited is None else rows[cited][0],
+        highlighted_chunk_id=highlighted,
+        updated_at=document.updated_at,
+        replaces=tuple(_linked(doc) for doc in older),
+        replaced_by=tuple(_linked(doc) for doc in newer),
+    )
+
+
+def document_page_extras(*, user: AnyUser, document_id: int) -> dict[str, Any]:
+    """What the document page adds to the preview: who curates the project, and for the
+    document's editors its curation history and where to edit it (Http404 as the preview)."""
+    document = document_get_visible(user, document_id)
+    editable = Document.objects.editable_by(user).filter(pk=document.pk).exists()
+    key = document.project.key
+    return {
+        "curators": project_curators(project_keys=[key]).get(key, []),
+        "history": list(record_history(user=user, document=document)[:50]) if editable else None,
+        "edit_url": (
+            reverse("admin:canonical_canonicalrecord_change", args=[document.pk])
+            if editable
+            else ""
+        ),
+    }
+
+
+def _linked(document: Document) -> LinkedDocument:
+    return LinkedDocument(
+        document_id=document.pk,
+        title=document.title,
+        status=document.canonical_status or "",
+        url=reverse("chat-document", args=[document.pk]),
+        preview_url=reverse("chat-preview", args=[document.pk]),
     )
 
 
@@ -302,19 +417,3 @@ def document_feedback_counts(*, user: AnyUser, limit: int = 50) -> list[Document
     ]
     rows.sort(key=lambda row: (-row.down, row.up, row.title))
     return rows[:limit]
-
-
-def document_titles_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, str]:
-    """Titles of the visible documents with these slugs (to render [[wikilinks]] as titles)."""
-    if not slugs:
-        return {}
-    rows = (
-        Document.objects.visible_to(user)
-        .filter(slug__in=slugs)
-        .order_by("slug", "-updated_at")
-        .values_list("slug", "title")
-    )
-    titles: dict[str, str] = {}
-    for slug, title in rows:
-        titles.setdefault(slug, title)
-    return titles

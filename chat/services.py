@@ -23,7 +23,14 @@ from chat.answers.evidence import (
     earlier_subject,
 )
 from chat.answers.question import Question, read_question
-from chat.citations import CitationCheck, check_citations, citation_payload, renumber
+from chat.citations import (
+    CitationCheck,
+    check_citations,
+    citation_payload,
+    excerpt,
+    places,
+    renumber,
+)
 from chat.models import ChatLog, ContentGap, Conversation, Message, MessageRole
 from chat.prompt import (
     NO_GROUNDED_ANSWER,
@@ -37,12 +44,11 @@ from chat.prompt import (
 )
 from chat.providers import AnswerProvider, ProviderError, get_provider
 from chat.providers.extractive import meaning_judge
-from chat.selectors import document_titles_by_slug
 from kb import words
 from kb.markup import to_prose
 from kb.models import Document
 from kb.retrieval.types import SearchFilters, SearchHit, SearchResult
-from kb.selectors import supersede_pairs
+from kb.selectors import document_titles_by_slug, supersede_pairs
 from portal.access.models import AnyUser, Project
 
 logger = logging.getLogger(__name__)
@@ -433,6 +439,69 @@ def _reference(document: Document) -> DocumentRef:
     )
 
 
+TURN_KEY_RE = re.compile(r"[A-Za-z0-9-]{8,64}")
+CLOSEST_DOCUMENTS = 3
+CLOSEST_EXCERPT_CHARS = 200
+
+
+def closest_documents(result: SearchResult) -> list[dict[str, Any]]:
+    """The first CLOSEST_DOCUMENTS documents of the ranked list, each at its best passage:
+    what a refusal offers to open instead of a dead end (checked for visibility again when
+    shown)."""
+    closest: list[dict[str, Any]] = []
+    for hit in result.primary:
+        if any(c["document_id"] == hit.document_id for c in closest):
+            continue
+        closest.append(
+            {
+                "document_id": hit.document_id,
+                "chunk_id": hit.chunk_id,
+                "title": hit.title,
+                "project_key": hit.project_key,
+                "canonical_status": hit.canonical_status,
+                "excerpt": excerpt(to_prose(hit.text), CLOSEST_EXCERPT_CHARS),
+            }
+        )
+        if len(closest) == CLOSEST_DOCUMENTS:
+            break
+    return closest
+
+
+def turn_stored(*, user: AnyUser, turn_key: str) -> TurnResult | None:
+    """The user's turn stored under `turn_key`, None when there is none (yet)."""
+    if not user.is_authenticated or not TURN_KEY_RE.fullmatch(turn_key or ""):
+        return None
+    answer = (
+        Message.objects.filter(
+            conversation__user_id=user.pk,
+            role=MessageRole.ASSISTANT,
+            meta__turn_key=turn_key,
+        )
+        .select_related("conversation")
+        .first()
+    )
+    if answer is None:
+        return None
+    question = (
+        Message.objects.filter(
+            conversation_id=answer.conversation_id, role=MessageRole.USER, pk__lt=answer.pk
+        )
+        .order_by("-pk")
+        .first()
+    )
+    if question is None:  # pragma: no cover - a stored turn always has its question
+        return None
+    return TurnResult(
+        conversation=answer.conversation,
+        question_message=question,
+        answer_message=answer,
+        answer=answer.content,
+        citations=list(answer.citations or []),
+        refusal_reason=answer.refusal_reason or None,
+        meta=dict(answer.meta or {}),
+    )
+
+
 def message_send(
     *,
     user: AnyUser,
@@ -440,6 +509,7 @@ def message_send(
     filters: SearchFilters | None = None,
     conversation: Conversation | None = None,
     provider: AnswerProvider | None = None,
+    turn_key: str = "",
 ) -> TurnResult:
     """Retrieve -> grounding gate -> prompt -> provider -> citation check -> store + log.
 
@@ -454,6 +524,7 @@ def message_send(
         conversation=conversation,
         stream=False,
         provider=provider,
+        turn_key=turn_key,
     ):
         if isinstance(item, TurnResult):
             return item
@@ -468,10 +539,22 @@ def message_stream(
     conversation: Conversation | None = None,
     stream: bool = True,
     provider: AnswerProvider | None = None,
+    turn_key: str = "",
 ) -> Iterator[str | TurnResult]:
     """The chat turn as a stream: answer text pieces as a streaming provider produces them,
     then the stored TurnResult (refusals yield only the result). Same errors as message_send.
+
+    `turn_key` (the page's id for this ask, see TURN_KEY_RE) is stored with the answer, so a
+    page reloaded mid-answer finds it; a turn already stored under the key is returned as it
+    is instead of being answered twice.
     """
+    if turn_key and not TURN_KEY_RE.fullmatch(turn_key):
+        raise ChatInputError({"turn_key": ["Send 8 to 64 letters, digits or dashes."]})
+    if turn_key:
+        stored = turn_stored(user=user, turn_key=turn_key)
+        if stored is not None:
+            yield stored
+            return
     question = (question or "").strip()
     if not question:
         raise ChatInputError({"question": ["Ask a question."]})
@@ -518,7 +601,10 @@ def message_stream(
         "retrieval_ms": result.meta.get("retrieval_ms"),
         "relevance_level": result.meta.get("relevance_level"),
         "subject_questions": subject_questions[-SUBJECT_TURNS:],
+        "closest": closest_documents(result),
     }
+    if turn_key:
+        meta["turn_key"] = turn_key
 
     if not result.meta.get("embedding_available", True):
         # Keyword-only retrieval is fine for a search list, not for an answer: refuse with a
@@ -636,13 +722,18 @@ def _finish_answer(
             user=user, conversation=conversation, question=question, meta=meta,
             chunk_ids=chunk_ids, gap_keys=gap_keys, reason=REFUSAL_UNGROUNDED,
         )  # fmt: skip
-    answer, shown = renumber(check)
+    answer, shown = renumber(check, places(prompt))
     # In the shown numbering (1..n, as in the answer and the citations).
-    meta["citation_check"] = {"valid": list(shown.values()), "dropped": list(check.dropped)}
+    meta["citation_check"] = {
+        "valid": list(dict.fromkeys(shown.values())),
+        "dropped": list(check.dropped),
+    }
     citations = []
+    cited: set[int] = set()
     for prompt_n, n in shown.items():
         source = prompt.source(prompt_n)
-        if source is not None:
+        if source is not None and n not in cited:
+            cited.add(n)
             citations.append(
                 citation_payload(
                     source,

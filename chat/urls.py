@@ -9,7 +9,9 @@ urlpatterns = [
     path("c/<int:conversation_id>/", views.chat_page, name="chat-conversation"),
     path("send", views.chat_send, name="chat-send"),
     path("stream", views.chat_stream, name="chat-stream"),
+    path("turn/<str:turn_key>", views.chat_turn, name="chat-turn"),
     path("preview/<int:pk>/", views.chat_preview, name="chat-preview"),
+    path("documents/<int:pk>/", views.document_page, name="chat-document"),
     path(
         "c/<int:conversation_id>/rename",
         views_conversations.conversation_rename_view,

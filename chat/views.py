@@ -8,7 +8,13 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -19,12 +25,15 @@ from django_htmx.middleware import HtmxDetails
 from chat.models import Conversation
 from chat.providers import ProviderError, get_provider
 from chat.selectors import (
+    citation_status_notes,
     conversation_get_for_user,
     conversation_list,
+    document_page_extras,
     document_preview,
     message_list,
+    refusal_help,
 )
-from chat.services import ChatInputError, TurnResult, message_send, message_stream
+from chat.services import ChatInputError, TurnResult, message_send, message_stream, turn_stored
 from chat.views_conversations import attach_answer_actions
 from kb.filters import (
     SearchFilters,
@@ -55,6 +64,8 @@ def _page_context(
 ) -> dict[str, Any]:
     messages_ = message_list(conversation=conversation, user=request.user) if conversation else []
     attach_answer_actions(request.user, messages_)
+    citation_status_notes(user=request.user, messages=messages_)
+    refusal_help(user=request.user, messages=messages_)
     return {
         "conversation": conversation,
         "conversations": conversation_list(user=request.user, query=request.GET.get("q", "")),
@@ -147,7 +158,11 @@ def chat_send(request: HtmxHttpRequest) -> HttpResponse:
         if isinstance(filters, ChatInputError):
             raise filters
         turn = message_send(
-            user=request.user, question=question, filters=filters, conversation=conversation
+            user=request.user,
+            question=question,
+            filters=filters,
+            conversation=conversation,
+            turn_key=request.POST.get("turn_key", ""),
         )
         conversation = turn.conversation
     except (ChatInputError, ProviderError) as exc:
@@ -189,13 +204,25 @@ def chat_stream(request: HtmxHttpRequest) -> StreamingHttpResponse:
         try:
             if isinstance(filters, ChatInputError):
                 raise filters
-            for item in message_stream(
-                user=request.user, question=question, filters=filters, conversation=conversation
-            ):
-                if isinstance(item, TurnResult):
-                    conversation = item.conversation
-                else:
-                    yield _sse("token", {"text": item})
+            turn = message_stream(
+                user=request.user,
+                question=question,
+                filters=filters,
+                conversation=conversation,
+                turn_key=request.POST.get("turn_key", ""),
+            )
+            try:
+                for item in turn:
+                    if isinstance(item, TurnResult):
+                        conversation = item.conversation
+                    else:
+                        yield _sse("token", {"text": item})
+            except GeneratorExit:
+                # The reader left (reload, closed tab): finish and store the turn anyway, so
+                # the conversation's page shows it.
+                for _ in turn:
+                    pass
+                raise
         except (ChatInputError, ProviderError) as exc:
             error = _error_for(exc, question)
         context = _page_context(
@@ -214,11 +241,41 @@ def chat_stream(request: HtmxHttpRequest) -> StreamingHttpResponse:
 
 @login_required
 @require_GET
+def chat_turn(request: HttpRequest, turn_key: str) -> JsonResponse:
+    """Where the user's turn sent under `turn_key` is stored: {"url": its conversation} once
+    it is, 404 {"pending": true} until then (a page reloaded mid-answer polls this)."""
+    turn = turn_stored(user=request.user, turn_key=turn_key)
+    if turn is None:
+        return JsonResponse({"pending": True}, status=404)
+    return JsonResponse({"url": reverse("chat-conversation", args=[turn.conversation.pk])})
+
+
+def _cited_chunk(request: HttpRequest) -> int | None:
+    raw_chunk = request.GET.get("chunk", "")
+    return int(raw_chunk) if raw_chunk.isdigit() and len(raw_chunk) < 19 else None
+
+
+@login_required
+@require_GET
 def chat_preview(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The citation modal's body: the sanitised document (same 404 rule as the API), with
-    the cited chunk (`?chunk=<id>`) highlighted; an unknown or foreign chunk is ignored."""
-    raw_chunk = request.GET.get("chunk", "")
-    chunk_id = int(raw_chunk) if raw_chunk.isdigit() and len(raw_chunk) < 19 else None
-    preview = document_preview(user=request.user, document_id=pk, chunk_id=chunk_id)
-    template = f"{PAGE}#preview-body" if request.htmx else "chat/document.html"
-    return TemplateResponse(request, template, {"preview": preview})
+    the cited chunk (`?chunk=<id>`) highlighted; an unknown or foreign chunk is ignored.
+    Opened outside the modal, it is the document page."""
+    if not request.htmx:
+        return document_page(request, pk)
+    preview = document_preview(user=request.user, document_id=pk, chunk_id=_cited_chunk(request))
+    return TemplateResponse(request, f"{PAGE}#preview-body", {"preview": preview})
+
+
+@login_required
+@require_GET
+def document_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """All of a visible document: its status, supersede chain and, for its editors, the
+    history of its curated fields (same 404 rule as the preview)."""
+    preview = document_preview(user=request.user, document_id=pk, chunk_id=_cited_chunk(request))
+    context = {
+        "preview": preview,
+        "page": True,
+        **document_page_extras(user=request.user, document_id=pk),
+    }
+    return TemplateResponse(request, "chat/document.html", context)

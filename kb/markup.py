@@ -17,6 +17,9 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 _CODE = re.compile(r"`+([^`]*)`+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.MULTILINE)
+# markers an extractor escaped to keep text as text: "\# x", "\- x", "3\. x" (older: "\3. x")
+_ESCAPED_NUMBER = re.compile(r"^(\s*)\\?(\d+)\\?\.(?= )", re.MULTILINE)
+_ESCAPED_MARKER = re.compile(r"^(\s*)\\([#>|*+-])", re.MULTILINE)
 
 
 def slugify(value: str) -> str:
@@ -36,15 +39,18 @@ def wikilink_slugs(text: str) -> list[str]:
     return out
 
 
-def render_wikilinks(text: str, titles: dict[str, str]) -> str:
+def render_wikilinks(text: str, titles: dict[str, str], urls: dict[str, str] | None = None) -> str:
     """[[slug]] and [[slug#section]] -> the document's title ([[slug|label]] -> label); a slug
-    with no visible title keeps its own name."""
+    with no visible title keeps its own name. With `urls` ({slug: URL}), a linked document
+    becomes a Markdown link to its URL."""
 
     def title(match: re.Match[str]) -> str:
-        if match.group(3) and match.group(3).strip():
-            return match.group(3).strip()
-        target = match.group(1).strip()
-        return titles.get(slugify(target), target)
+        slug = slugify(match.group(1))
+        label = (match.group(3) or "").strip() or titles.get(slug, match.group(1).strip())
+        url = (urls or {}).get(slug)
+        if not url:
+            return label
+        return "[" + re.sub(r"([\\\[\]])", r"\\\1", label) + f"]({url})"
 
     return WIKILINK_RE.sub(title, text)
 
@@ -53,9 +59,32 @@ def to_prose(text: str, link_titles: dict[str, str] | None = None) -> str:
     """Strip markdown markers (bold, emphasis, code ticks, headings, links) and render
     [[wikilinks]] as titles. Underscores are left alone: they belong to identifiers."""
     text = render_wikilinks(text, link_titles or {})
+    text = _ESCAPED_NUMBER.sub(r"\1\2.", text)
+    text = _ESCAPED_MARKER.sub(r"\1\2", text)
     text = _LINK.sub(r"\1", text)
     text = _CODE.sub(r"\1", text)
     text = _BOLD.sub(r"\1", text)
     text = _EMPHASIS.sub(r"\1", text)
     text = _HEADING.sub("", text)
     return text
+
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,}).*$", re.MULTILINE)
+_TABLE_RULE = re.compile(
+    r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE
+)
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
+_QUOTE = re.compile(r"^\s{0,3}>\s?", re.MULTILINE)
+
+
+def to_plain_text(text: str, link_titles: dict[str, str] | None = None) -> str:
+    """Text for a one-line excerpt (search snippets): `to_prose`, and no code fences, table
+    rules or pipes (a row reads "cell · cell") or quote markers."""
+    text = _FENCE.sub("", text)
+    text = _TABLE_RULE.sub("", text)
+    text = _TABLE_ROW.sub(
+        lambda m: " · ".join(cell.strip() for cell in m.group(1).split("|") if cell.strip()),
+        text,
+    )
+    text = _QUOTE.sub("", text)
+    return to_prose(text, link_titles)

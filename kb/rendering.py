@@ -6,10 +6,11 @@ One implementation for every surface that shows document bytes (chat preview, cu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import bleach
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 ALLOWED_TAGS = frozenset(
     {
@@ -69,8 +70,58 @@ def sanitise_html(html: str) -> str:
     return _cleaner.clean(html)
 
 
-def render_markdown(content: str) -> str:
-    """Markdown to safe HTML (html disabled in the parser, then the bleach allow-list)."""
+# Text extracted before ordered-list numbers escaped their period ("\\3. x", which Markdown
+# shows as written) reads as the number it is.
+_LEGACY_NUMBER_ESCAPE = re.compile(r"^(\s*)\\(\d+)\. ", re.MULTILINE)
+
+
+def _readable(content: str) -> str:
+    return _LEGACY_NUMBER_ESCAPE.sub(lambda m: f"{m.group(1)}{m.group(2)}\\. ", content)
+
+
+def render_markdown(content: str, rewrite: Callable[[str], str] | None = None) -> str:
+    """Markdown to safe HTML (html disabled in the parser, then the bleach allow-list).
+    `rewrite` (e.g. wikilinks to links) changes the Markdown first, keeping its lines."""
     if not content.strip():
         return ""
-    return sanitise_html(_markdown.render(content))
+    text = _readable(content)
+    return sanitise_html(_markdown.render(rewrite(text) if rewrite else text))
+
+
+def render_markdown_marking(
+    content: str, start: int, end: int, rewrite: Callable[[str], str] | None = None
+) -> tuple[str, str, str]:
+    """Render `content` once and split the HTML into (before, marked, after): `marked` holds
+    the top-level blocks (paragraphs, lists, tables, code blocks) that overlap characters
+    [start, end). A block the range cuts through is marked whole, so a table or code block
+    split between two chunks still renders as one block. `rewrite` as in render_markdown."""
+    if not content.strip():
+        return "", "", ""
+    text = _readable(content)
+    text = rewrite(text) if rewrite else text
+    first_line = content.count("\n", 0, max(0, start))
+    last_line = content.count("\n", 0, max(start, end - 1))  # the line holding end - 1
+    env: dict[str, object] = {}
+    tokens = _markdown.parse(text, env)
+    groups: tuple[list[Token], list[Token], list[Token]] = ([], [], [])
+    block: list[Token] = []
+    block_lines: tuple[int, int] | None = None
+    for token in tokens:
+        if not block and token.map:
+            block_lines = (token.map[0], token.map[1])
+        block.append(token)
+        if token.level == 0 and token.nesting <= 0:  # the block closes (or had no children)
+            begin, stop = block_lines or (0, 0)
+            if stop <= first_line:
+                groups[0].extend(block)
+            elif begin > last_line:
+                groups[2].extend(block)
+            else:
+                groups[1].extend(block)
+            block, block_lines = [], None
+    groups[2].extend(block)
+    before, marked, after = (
+        sanitise_html(_markdown.renderer.render(group, _markdown.options, env)) if group else ""
+        for group in groups
+    )
+    return before, marked, after

@@ -112,3 +112,25 @@ def supersede_pairs(
         for older, newer in pairs
         if older in documents and newer in documents
     ]
+
+
+def documents_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, tuple[int, str]]:
+    """{slug: (id, title)} of the visible documents with these slugs (to render
+    [[wikilinks]]); when two projects share a slug, the most recently updated one."""
+    if not slugs:
+        return {}
+    rows = (
+        Document.objects.visible_to(user)
+        .filter(slug__in=slugs)
+        .order_by("slug", "-updated_at")
+        .values_list("slug", "pk", "title")
+    )
+    found: dict[str, tuple[int, str]] = {}
+    for slug, pk, title in rows:
+        found.setdefault(slug, (pk, title))
+    return found
+
+
+def document_titles_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, str]:
+    """Titles of the visible documents with these slugs (to render [[wikilinks]] as titles)."""
+    return {slug: title for slug, (_, title) in documents_by_slug(user=user, slugs=slugs).items()}

@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from kb.filters import SearchFiltersForm
+from kb.markup import to_plain_text
 from kb.retrieval import InvalidSearchRequest, search
 from kb.retrieval.types import SearchHit
 from portal.access.models import AnyUser
@@ -43,7 +44,7 @@ class ResultRow:
 def snippet(text: str, query: str, limit: int = SNIPPET_CHARS) -> SafeString:
     """An escaped excerpt of `text` around the first query word found, words marked."""
     words = [w for w in re.findall(r"\w{3,}", query.lower())]
-    flat = " ".join(text.split())
+    flat = " ".join(to_plain_text(text).split())
     start = 0
     lowered = flat.lower()
     positions = [lowered.find(w) for w in words if lowered.find(w) >= 0]

@@ -158,6 +158,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "portal.middleware.ScriptSignInMiddleware",
     "portal.middleware.ContentSecurityPolicyMiddleware",
 ]
 

@@ -175,4 +175,4 @@ def compose(brief: EvidenceBrief) -> str:
             continue
         seen.add(source.hit.document_id)
         lines.append(f"⚠ Note: {source.hit.title} was considered and rejected [{source.n}].")
-    return " ".join(lines)
+    return " ".join(dict.fromkeys(lines))  # one unit reached by two routes is said once

@@ -71,3 +71,36 @@ def heading_tail(heading_path: str, title: str) -> str:
     if parts and parts[0] == (title or "").strip():
         parts = parts[1:]
     return " › ".join(part for part in parts if part)
+
+
+def _is_rejected(citation: dict[str, Any]) -> bool:
+    return (
+        citation.get("origin") == "rejected_injection"
+        or citation.get("canonical_type") == "rejected-approach"
+    )
+
+
+@register.filter
+def source_chips(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The chips under an answer: one per document section a reader can tell apart (answers
+    stored before citations were merged may cite two chunks of one section)."""
+    seen: set[tuple[Any, Any]] = set()
+    chips = []
+    for citation in citations or []:
+        key = (citation.get("document_id"), citation.get("heading_path") or citation.get("n"))
+        if not _is_rejected(citation) and key not in seen:
+            seen.add(key)
+            chips.append(citation)
+    return chips
+
+
+@register.filter
+def rejected_sources(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One "considered and rejected" warning per rejected record, however often it is cited."""
+    seen: set[Any] = set()
+    warnings = []
+    for citation in citations or []:
+        if _is_rejected(citation) and citation.get("document_id") not in seen:
+            seen.add(citation.get("document_id"))
+            warnings.append(citation)
+    return warnings

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 # Markdown a line of extracted text would otherwise start (a heading, quote, table, list).
-LEADING_MARKUP_RE = re.compile(r"^(\s*)([#>|]|[-*+] |\d+\. )", re.MULTILINE)
+LEADING_MARKUP_RE = re.compile(r"^(\s*)(?:([#>|]|[-*+] )|(\d+)(\. ))", re.MULTILINE)
 
 
 class ExtractionProblem(ValueError):
@@ -18,8 +18,15 @@ class ExtractionProblem(ValueError):
 
 
 def escape_markup(text: str) -> str:
-    """Extracted text kept as text: leading Markdown markers are backslash-escaped."""
-    return LEADING_MARKUP_RE.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    """Extracted text kept as text: leading Markdown markers are backslash-escaped ("\\# x",
+    "\\- x"; an ordered-list number escapes its period: "3\\. x")."""
+
+    def escaped(match: re.Match[str]) -> str:
+        if match.group(2):
+            return match.group(1) + "\\" + match.group(2)
+        return match.group(1) + match.group(3) + "\\" + match.group(4)
+
+    return LEADING_MARKUP_RE.sub(escaped, text)
 
 
 def markdown_table(rows: list[list[str]]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 from django.http import Http404
 
-from portal.access.models import AnyUser, Membership, Project, Role
+from portal.access.models import EDITING_ROLES, AnyUser, Membership, Project, Role
 
 
 def project_list_visible(*, user: AnyUser) -> list[Project]:
@@ -37,3 +37,21 @@ def project_roles_for(*, user: AnyUser) -> list[tuple[str, str]]:
         .order_by("project__key")
         .values_list("project__key", "role")
     )
+
+
+def project_curators(*, project_keys: list[str]) -> dict[str, list[str]]:
+    """{project key: the names of its editors and admins} (whom a reader asks about missing
+    or wrong knowledge); full name when set, else user name, sorted."""
+    rows = (
+        Membership.objects.filter(
+            project__key__in=project_keys, role__in=EDITING_ROLES, user__is_active=True
+        )
+        .select_related("user", "project")
+        .order_by("project__key", "user__username")
+    )
+    curators: dict[str, list[str]] = {}
+    for membership in rows:
+        user = membership.user
+        name = user.get_full_name().strip() or user.get_username()
+        curators.setdefault(membership.project.key, []).append(name)
+    return curators

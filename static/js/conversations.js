@@ -65,17 +65,56 @@
     var copy = target.closest("[data-copy-answer]");
     if (copy) {
       var article = copy.closest("article");
-      var text = article ? article.querySelector(".answer-text") : null;
+      var text = article ? answerWithSources(article) : "";
       if (!text) { return; }
       var done = function () {
         copy.textContent = "Copied";
         window.setTimeout(function () { copy.textContent = "Copy answer"; }, 2000);
       };
-      if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text.innerText).then(done, function () { copy.textContent = "Copy failed"; });
-      }
+      copyText(text).then(done, function () { copy.textContent = "Copy failed"; });
     }
   });
+
+  // The answer as text, then its sources as a numbered list of titles and links.
+  function answerWithSources(article) {
+    var answer = article.querySelector(".answer-text");
+    if (!answer) { return ""; }
+    var lines = [answer.innerText.trim()];
+    var chips = article.querySelectorAll(".citations .chip, .rejected-warning .chip");
+    if (chips.length) {
+      lines.push("", "Sources:");
+      chips.forEach(function (chip) {
+        var n = chip.querySelector(".chip-n");
+        var label = chip.cloneNode(true);
+        label.querySelectorAll(".chip-n, .badge").forEach(function (el) { el.remove(); });
+        var badges = Array.prototype.map.call(chip.querySelectorAll(".badge-status"), function (b) { return b.textContent.trim(); });
+        var title = label.textContent.replace(/\s+/g, " ").trim() + (badges.length ? " (" + badges.join(", ") + ")" : "");
+        lines.push((n ? n.textContent.trim() : "-") + ". " + title + " — " + chip.href);
+      });
+    }
+    return lines.join("\n");
+  }
+
+  // The clipboard API needs a secure context (https or localhost); plain http gets the
+  // older copy command on a hidden text area.
+  function copyText(text) {
+    if (navigator.clipboard && navigator.clipboard.writeText && window.isSecureContext) {
+      return navigator.clipboard.writeText(text);
+    }
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      area.remove();
+      if (ok) { resolve(); } else { reject(new Error("copy refused")); }
+    });
+  }
 })();
 
 /* Scrollable blocks of a previewed source (code, wide tables) take keyboard focus, so a
@@ -90,5 +129,41 @@
         el.setAttribute("tabindex", "0");
       }
     });
+  });
+})();
+
+/* Phones: the conversation list is a drawer. The button at the chat's top opens it, focus
+   moves into it; Esc, the close button, a click outside or choosing a conversation closes it
+   and focus returns to the button. */
+(function () {
+  "use strict";
+  var opener = null;
+  function sidebar() { return document.getElementById("chat-sidebar"); }
+  function setOpen(open) {
+    var panel = sidebar();
+    if (!panel) { return; }
+    panel.classList.toggle("open", open);
+    document.querySelectorAll("[data-drawer-open]").forEach(function (button) {
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+    if (open) {
+      var first = panel.querySelector("a, input, button:not([data-drawer-close])");
+      if (first) { window.setTimeout(function () { first.focus(); }, 0); }
+    } else if (opener && document.contains(opener)) {
+      opener.focus();
+    }
+  }
+  document.addEventListener("click", function (event) {
+    var target = event.target instanceof Element ? event.target : null;
+    if (!target) { return; }
+    var open = target.closest("[data-drawer-open]");
+    if (open) { opener = open; setOpen(true); return; }
+    var panel = sidebar();
+    if (!panel || !panel.classList.contains("open")) { return; }
+    if (target.closest("[data-drawer-close]") || !panel.contains(target)) { setOpen(false); }
+  });
+  document.addEventListener("keydown", function (event) {
+    var panel = sidebar();
+    if (event.key === "Escape" && panel && panel.classList.contains("open")) { setOpen(false); }
   });
 })();

@@ -6,7 +6,9 @@ import datetime as dt
 from typing import Any
 
 from chat.prompt import Prompt, build_prompt, number_sources
+from kb.models import Chunk, Document
 from kb.retrieval.types import SearchHit, SearchResult
+from portal.access.models import Project
 
 NOW = dt.datetime(2026, 3, 14, 9, 26, 53, tzinfo=dt.UTC)
 
@@ -55,3 +57,20 @@ def prompt_for(question: str, search_result: SearchResult) -> Prompt:
         now=NOW,
         timezone_name="UTC",
     )
+
+
+def make_document(key: str, slug: str, chunks: list[tuple[str, int]], **fields) -> Document:
+    """A document of project `key` (made if missing) with these (text, overlap) chunks."""
+    project, _ = Project.objects.get_or_create(key=key, defaults={"name": key})
+    document = Document.objects.create(
+        project=project,
+        title=fields.pop("title", slug.replace("-", " ").title()),
+        slug=slug,
+        source_path=f"{slug}.md",
+        source_type="markdown",
+        content_hash="0" * 64,
+        **fields,
+    )
+    for order, (text, overlap) in enumerate(chunks):
+        Chunk.objects.create(document=document, chunk_order=order, text=text, overlap_chars=overlap)
+    return document

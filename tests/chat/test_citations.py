@@ -54,3 +54,20 @@ def test_citations_are_renumbered_1_to_n_in_order_of_first_appearance():
     text, shown = renumber(check)
     assert text == "Kafka [1]. Redis [2][1]. SQS [3]. Bad."
     assert shown == {11: 1, 7: 2, 3: 3}
+
+
+def test_sources_a_reader_cannot_tell_apart_share_one_number():
+    """Two chunks of one section show the same chip: they get one number, one chip."""
+    from chat.citations import places, renumber
+
+    sources = [
+        hit(1, "a", document_id=5, heading_path="Runbook > 3. Unplanned failover"),
+        hit(2, "b", document_id=5, heading_path="Runbook > 1. Assess"),
+        hit(3, "c", document_id=5, heading_path="Runbook > 3. Unplanned failover"),
+        hit(4, "d", document_id=6, heading_path="Runbook > 3. Unplanned failover"),
+    ]
+    prompt = prompt_for("q", result(sources))
+    check = check_citations("Confirm [1]. Re-add [3]. Assess [2]. Both [1][3]. Other [4].", prompt)
+    text, shown = renumber(check, places(prompt))
+    assert text == "Confirm [1]. Re-add [1]. Assess [2]. Both [1]. Other [3]."
+    assert shown == {1: 1, 3: 1, 2: 2, 4: 3}

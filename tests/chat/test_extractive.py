@@ -294,3 +294,20 @@ def test_an_item_labelled_with_the_questions_word_answers_it():
                 hit(2, ONBOARDING)]),
     )  # fmt: skip
     assert text.startswith("Merchant webhooks: Retries: exponential backoff"), text
+
+
+def test_an_answer_never_states_the_same_line_twice():
+    """Two routes (a step of the lead's section and a supporting unit) can reach one unit."""
+    from kb.demo import DEMO_CORPUS_DIR
+    from kb.ingestion.chunk import chunk_text
+
+    title = "Runbook: Redis Cluster failover"
+    chunks = chunk_text((DEMO_CORPUS_DIR / "rb-redis-failover.md").read_text(), title=title)
+    hits = [
+        hit(i + 1, c.text, document_id=7, heading_path=c.heading_path, chunk_order=i,
+            title=title, canonical_type="runbook", canonical_status="accepted")
+        for i, c in enumerate(chunks)
+    ]  # fmt: skip
+    _, text = _answer("How do I fail over the Redis cluster?", result(hits))
+    lines = [line.strip() for line in re.split(r"(?<=\]\.) ", text)]
+    assert len(lines) == len(set(lines)), text

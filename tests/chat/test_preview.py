@@ -7,9 +7,8 @@ from html.parser import HTMLParser
 import pytest
 from django.utils import timezone
 
-from kb.models import Chunk, Document
 from kb.rendering import rebuild_content, render_markdown, sanitise_html
-from portal.access.models import Project
+from tests.chat.helpers import make_document
 from tests.conftest import make_user, token_for
 
 HOSTILE = """# Hostile doc
@@ -103,26 +102,10 @@ def test_empty_content_renders_nothing():
 pytestmark_db = pytest.mark.django_db
 
 
-def _document(key: str, slug: str, chunks: list[tuple[str, int]], **fields) -> Document:
-    project, _ = Project.objects.get_or_create(key=key, defaults={"name": key})
-    document = Document.objects.create(
-        project=project,
-        title=fields.pop("title", slug.replace("-", " ").title()),
-        slug=slug,
-        source_path=f"{slug}.md",
-        source_type="markdown",
-        content_hash="0" * 64,
-        **fields,
-    )
-    for order, (text, overlap) in enumerate(chunks):
-        Chunk.objects.create(document=document, chunk_order=order, text=text, overlap_chars=overlap)
-    return document
-
-
 @pytest.fixture
 def docs(alpha):
     reader = make_user(alpha, "pv-reader", projects={"pv-team": "reader"})
-    visible = _document(
+    visible = make_document(
         "pv-team",
         "runbook",
         [("# Runbook\n\nStep one. ", 0), ("one. Step two.", 5)],
@@ -130,10 +113,10 @@ def docs(alpha):
         canonical_status="accepted",
         retrieval_priority=80,
     )
-    hostile = _document("pv-team", "hostile", [(HOSTILE, 0)])
-    empty = _document("pv-team", "empty", [])
-    deleted = _document("pv-team", "gone", [("Deleted text.", 0)], deleted_at=timezone.now())
-    other_project = _document("pv-other", "secret", [("Other team's secret.", 0)])
+    hostile = make_document("pv-team", "hostile", [(HOSTILE, 0)])
+    empty = make_document("pv-team", "empty", [])
+    deleted = make_document("pv-team", "gone", [("Deleted text.", 0)], deleted_at=timezone.now())
+    other_project = make_document("pv-other", "secret", [("Other team's secret.", 0)])
     return {
         "reader": reader,
         "token": token_for(alpha, reader),
@@ -169,7 +152,7 @@ def test_preview_api_returns_the_document_rebuilt_from_its_chunks(alpha, docs):
 
 
 @pytestmark_db
-def test_preview_api_sanitises_a_hostile_document(alpha, docs):
+def test_preview_api_sanitises_a_hostilemake_document(alpha, docs):
     body = _api(alpha, docs["token"], docs["hostile"].pk).json()
     assert "<script>" in body["content"]  # the raw text is data for the client to escape
     assert_inert(body["content_html"])
