@@ -120,7 +120,7 @@ def test_htmx_create_and_revoke_answer_the_keys_fragment(alpha):
     body = created.content.decode()
     assert created.status_code == 200
     assert body.lstrip().startswith('<div id="api-keys"') and "<html" not in body
-    secret = SECRET.search(body).group(0)  # type: ignore[union-attr]
+    secret = SECRET.search(body).group(0)
     with alpha.scope():
         key = ApiKey.objects.get(name="assistant")
     revoked = client.post(f"/account/tokens/keys/{key.pk}/revoke", **headers)
@@ -192,7 +192,7 @@ def test_creation_and_revocation_are_logged(alpha, caplog):
     user = make_user(alpha, "keys-logged", password="pw-keys-123")
     client = signed_in(alpha, "keys-logged")
     with caplog.at_level(logging.INFO, logger="portal.access.tokens"):
-        secret = SECRET.search(  # type: ignore[union-attr]
+        secret = SECRET.search(
             client.post(CREATE, {"name": "audited", "scopes": ["read"]}).content.decode()
         ).group(0)
         with alpha.scope():
@@ -404,3 +404,14 @@ def test_the_personal_data_export_lists_the_keys_without_secrets(alpha):
     assert "created" in export["api_keys"][0] and "expires_at" in export["api_keys"][0]
     dumped = json.dumps(export)
     assert secret not in dumped and hashlib.sha256(secret.encode()).hexdigest() not in dumped
+
+
+def test_a_person_has_at_most_fifty_keys(alpha):
+    from portal.access.tokens import API_KEYS_PER_USER, ApiKeyError
+
+    user = make_user(alpha, "keys-hoarder")
+    for n in range(API_KEYS_PER_USER):
+        new_key(alpha, user, "read", name=f"key {n}")
+    with pytest.raises(ApiKeyError, match="revoke one first"):
+        new_key(alpha, user, "read", name="one more")
+    assert ApiKey.objects.filter(user=user).count() == API_KEYS_PER_USER
