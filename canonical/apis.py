@@ -19,7 +19,7 @@ from kb.apis_documents import DocumentOutputSerializer
 from kb.curation import AuditContext, ChangeSource, DocumentEditor
 from kb.models import CanonicalStatus, CanonicalType, Document
 from kb.selectors import document_get_editable, document_get_visible
-from portal.access.models import AnyUser
+from portal.access.models import AnyUser, KeyScope
 from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
 
 
@@ -101,6 +101,7 @@ class RecordHistoryApi(APIView):
     """The audit trail of a visible record, newest first."""
 
     pagination_class = Pagination
+    key_scopes = {"GET": KeyScope.READ}
 
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()

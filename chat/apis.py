@@ -14,6 +14,7 @@ from chat.providers import ProviderError
 from chat.selectors import conversation_get_for_user, document_preview
 from chat.services import ChatInputError, message_send, question_length_error
 from kb.filters import SearchFiltersSerializer, filters_from
+from portal.access.models import KeyScope
 from portal.throttling import ScopedThrottle
 
 
@@ -22,6 +23,7 @@ class ChatApi(APIView):
 
     throttle_classes = [ScopedThrottle]
     throttle_scope = "chat"
+    key_scopes = {"POST": KeyScope.CHAT}
 
     class InputSerializer(serializers.Serializer):
         question = serializers.CharField(trim_whitespace=True)
@@ -105,6 +107,8 @@ class ChatApi(APIView):
 
 class DocumentPreviewApi(APIView):
     """A visible document's text rebuilt from its chunks, plus sanitised HTML of it."""
+
+    key_scopes = {"GET": KeyScope.READ}
 
     class OutputSerializer(serializers.Serializer):
         document_id = serializers.IntegerField()

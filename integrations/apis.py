@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from integrations.server import CALLER, lowlevel_server
+from portal.access.models import KeyScope
 from portal.throttling import ScopedThrottle
 
 # The response headers of the SDK worth passing on (hop-by-hop ones are the server's job).
@@ -111,6 +112,7 @@ class McpApi(APIView):
     """The MCP endpoint (streamable HTTP, stateless, JSON responses); token-authenticated."""
 
     throttle_classes = [ScopedThrottle]
+    key_scopes = {"POST": KeyScope.MCP}  # every tool, `ask` too
 
     @property
     def throttle_scope(self) -> str:

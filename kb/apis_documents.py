@@ -31,7 +31,7 @@ from kb.models import TAG_MAX_CHARS, Document
 from kb.selectors import document_get_editable, document_get_visible, document_list
 from kb.services import document_ingest, document_soft_delete, document_update_metadata
 from kb.services import ingest_summary as build_ingest_summary
-from portal.access.models import PROJECT_KEY_VALIDATOR
+from portal.access.models import PROJECT_KEY_VALIDATOR, KeyScope
 from portal.access.selectors import project_get_visible, user_can_edit
 from portal.api import FIELD_ERRORS, FORBIDDEN, NOT_FOUND, Pagination, page_serializer
 from portal.parsers import LimitedJSONParser
@@ -82,6 +82,7 @@ class DocumentListApi(APIView):
     """List visible documents (filters, pages); ingest a document into a project."""
 
     pagination_class = Pagination
+    key_scopes = {"GET": KeyScope.READ}  # ingesting takes no named key
     # JSON ingests in the request; multipart uploads are queued for the workers
     parser_classes = [LimitedJSONParser, MultiPartParser]
 
@@ -234,6 +235,8 @@ class DocumentUpdateSerializer(serializers.Serializer):
 
 class DocumentDetailApi(APIView):
     """Read, curate (metadata and the canonical workflow) or soft-delete one document."""
+
+    key_scopes = {"GET": KeyScope.READ}  # curating and deleting take no named key
 
     # A PATCH goes through the curation layer registered in kb.curation when there is one
     # (status workflow and audit trail), else it changes the metadata fields only.

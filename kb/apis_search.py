@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from kb.filters import SearchFiltersSerializer, filters_from
 from kb.retrieval import MODES, InvalidSearchRequest, search
+from portal.access.models import KeyScope
 from portal.throttling import ScopedThrottle
 
 _HIT = inline_serializer(
@@ -48,6 +49,7 @@ class SearchApi(APIView):
 
     throttle_classes = [ScopedThrottle]
     throttle_scope = "search"
+    key_scopes = {"POST": KeyScope.READ}
 
     class InputSerializer(serializers.Serializer):
         query = serializers.CharField(min_length=1, max_length=10_000)

@@ -20,7 +20,7 @@ from kb.uploads import (
     upload_problem,
     uploaded_files,
 )
-from portal.access.models import PROJECT_KEY_VALIDATOR
+from portal.access.models import PROJECT_KEY_VALIDATOR, KeyScope
 from portal.access.selectors import project_get_visible, user_can_edit
 
 
@@ -137,6 +137,8 @@ def documents_upload(request: Request) -> Response:
 
 class IngestJobDetailApi(APIView):
     """State and progress of one ingest job (editors of its project)."""
+
+    key_scopes = {"GET": KeyScope.READ}
 
     @extend_schema(
         operation_id="kb_job_retrieve",

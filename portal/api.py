@@ -21,6 +21,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from portal import ratelimit
 from portal.access.selectors import project_roles_for
 from portal.access.tokens import token_issue, token_list, token_revoke
+from portal.authentication import ANY_KEY
 from portal.throttling import TenantRateThrottle
 
 logger = logging.getLogger(__name__)
@@ -105,6 +106,8 @@ class TokenObtainApi(APIView):
 
 class MeApi(APIView):
     """Who the token or session belongs to, and the projects they may read."""
+
+    key_scopes = {"GET": ANY_KEY}
 
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()

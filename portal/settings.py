@@ -263,7 +263,11 @@ REST_FRAMEWORK = {
         "portal.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # signed in, then the scopes of a named API key (each view's `key_scopes`)
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "portal.authentication.KeyScopePermission",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["portal.parsers.LimitedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "portal.schema.GroundworkAutoSchema",

@@ -22,6 +22,8 @@ urlpatterns = [
     path("api/auth/tokens/<str:prefix>", api.TokenRevokeApi.as_view(), name="api-token-revoke"),
     path("account/tokens/", views.token_page, name="tokens"),
     path("account/tokens/<str:prefix>/revoke", views.token_revoke, name="token-revoke"),
+    path("account/tokens/keys/", views.api_key_create, name="api-key-create"),
+    path("account/tokens/keys/<int:key_id>/revoke", views.api_key_revoke, name="api-key-revoke"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI's start script as a file of its own (?script): the CSP allows no inline script
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

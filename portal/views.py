@@ -1,9 +1,10 @@
-"""Pages of the portal shell: public landing page, tenant home."""
+"""Pages of the portal shell: public landing page, sign-in, the API keys page."""
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -14,6 +15,7 @@ from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.views import defaults
 from django.views.decorators.http import require_GET, require_POST
 from drf_spectacular.views import SpectacularRedocView
@@ -22,6 +24,7 @@ from rest_framework.response import Response
 
 from portal import ratelimit
 from portal.access import tokens
+from portal.access.forms import ApiKeyForm
 
 
 class LoginView(auth_views.LoginView):
@@ -70,12 +73,58 @@ def landing(request: HttpRequest) -> HttpResponse:
     return TemplateResponse(request, "portal/landing.html", {})
 
 
+TOKENS_PAGE = "portal/tokens.html"
+
+
+def _keys_response(request: HttpRequest, *, status: int = 200, **context: Any) -> HttpResponse:
+    """The API keys page, or its `api-keys` fragment for htmx, with the user's keys and tokens."""
+    context.setdefault("form", ApiKeyForm())
+    context["keys"] = tokens.api_key_list(user=request.user)
+    context["tokens"] = tokens.token_list(user=request.user)
+    if request.htmx:  # type: ignore[attr-defined]  # django-htmx's middleware
+        # htmx swaps only successful responses: an error is shown inside a 200
+        return TemplateResponse(request, f"{TOKENS_PAGE}#api-keys", context)
+    return TemplateResponse(request, TOKENS_PAGE, context, status=status)
+
+
 @login_required
+@require_GET
 def token_page(request: HttpRequest) -> HttpResponse:
-    """The user's API tokens: issued, expires, revoke."""
-    return TemplateResponse(
-        request, "portal/tokens.html", {"tokens": tokens.token_list(user=request.user)}
-    )
+    """The user's named API keys (create, list, revoke) and password tokens."""
+    return _keys_response(request)
+
+
+@login_required
+@require_POST
+def api_key_create(request: HttpRequest) -> HttpResponse:
+    """Create a key and show its secret, this once; the form's errors otherwise (400)."""
+    form = ApiKeyForm(request.POST)
+    if form.is_valid():
+        try:
+            key, secret = tokens.api_key_create(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                scopes=form.cleaned_data["scopes"],
+            )
+        except tokens.ApiKeyError as exc:
+            form.add_error(exc.field, exc.message)
+        else:
+            response = _keys_response(request, new_key=key, new_secret=secret)
+            add_never_cache_headers(response)  # the secret must not stay in any cache
+            return response
+    return _keys_response(request, form=form, status=400)
+
+
+@login_required
+@require_POST
+def api_key_revoke(request: HttpRequest, key_id: int) -> HttpResponse:
+    """Revoke one of the user's keys (404 for anyone else's), back to the list."""
+    key = tokens.api_key_revoke(user=request.user, key_id=key_id)
+    notice = f"Key “{key.name}” revoked."
+    if request.htmx:  # type: ignore[attr-defined]  # django-htmx's middleware
+        return _keys_response(request, notice=notice)
+    messages.success(request, notice)
+    return HttpResponseRedirect(reverse("tokens"))
 
 
 @login_required

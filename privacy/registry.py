@@ -31,6 +31,7 @@ PERSONAL_DATA: tuple[PersonalData, ...] = (
     PersonalData(key="profile", export=access_privacy.profile_export),
     PersonalData(key="memberships", export=access_privacy.memberships_export),
     PersonalData(key="api_tokens", export=access_privacy.api_tokens_export),
+    PersonalData(key="api_keys", export=access_privacy.api_keys_export),
     PersonalData(key="console_actions", export=access_privacy.console_actions_export),
     PersonalData(
         key="conversations",

@@ -1,4 +1,4 @@
-"""Tenant-schema models: projects and who belongs to them."""
+"""Tenant-schema models: projects, who belongs to them, and their named API keys."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.contrib.postgres.fields import ArrayField
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils import timezone
 
 # Who may be asking: a signed-in user (the tenant's user model) or an anonymous visitor.
 if TYPE_CHECKING:
@@ -93,3 +95,44 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.project} as {self.role}"
+
+
+class KeyScope(models.TextChoices):
+    """What a named API key may be used for (`portal.authentication.KeyScopePermission`)."""
+
+    READ = "read", "Read and search"
+    CHAT = "chat", "Chat"
+    MCP = "mcp", "MCP"
+
+
+class ApiKey(models.Model):
+    """A named API key of one user: its scopes, and a hash of its secret (never the secret).
+
+    Lives in the tenant's schema, like the user: a key of one tenant means nothing at another.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    name = models.CharField(max_length=100)
+    # the secret's first characters, to recognise a key in the list
+    prefix = models.CharField(max_length=16)
+    # SHA-256 of the whole secret: a random 256-bit secret needs no slow hash
+    key_hash = models.CharField(max_length=64, unique=True)
+    scopes = ArrayField(models.CharField(max_length=10, choices=KeyScope.choices))
+    # named as DRF's Token.created: both expire by the one rule in portal.access.tokens
+    created = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "name"], name="apikey_unique_user_name"),
+            models.CheckConstraint(
+                condition=models.Q(scopes__len__gte=1)
+                & models.Q(scopes__contained_by=list(KeyScope.values)),
+                name="apikey_scopes_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

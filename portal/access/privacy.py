@@ -1,5 +1,5 @@
-"""The personal data the portal holds about a user: profile, memberships, API tokens, and
-the console's log of their admin actions.
+"""The personal data the portal holds about a user: profile, memberships, API tokens and
+keys, and the console's log of their admin actions.
 
 All of it goes with the user row on erasure (the foreign keys cascade).
 """
@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.admin.models import LogEntry
 from rest_framework.authtoken.models import Token
 
-from portal.access.models import Membership
+from portal.access.models import ApiKey, Membership
+from portal.access.tokens import token_expires_at
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -47,6 +48,21 @@ def api_tokens_export(user: User) -> list[dict[str, Any]]:
     return [
         {"created": created.isoformat()}
         for created in Token.objects.filter(user=user).values_list("created", flat=True)
+    ]
+
+
+def api_keys_export(user: User) -> list[dict[str, Any]]:
+    """The user's named API keys: name, first characters, scopes, dates (never the secret)."""
+    return [
+        {
+            "name": key.name,
+            "prefix": key.prefix,
+            "scopes": list(key.scopes),
+            "created": key.created.isoformat(),
+            "last_used_at": key.last_used_at.isoformat() if key.last_used_at else None,
+            "expires_at": expires_at.isoformat() if (expires_at := token_expires_at(key)) else None,
+        }
+        for key in ApiKey.objects.filter(user=user).order_by("created", "id")
     ]
 
 
