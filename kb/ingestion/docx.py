@@ -93,9 +93,7 @@ def docx_to_text(data: bytes) -> DocxText:
     if list_run:
         blocks.append("\n".join(list_run))
     text = "\n\n".join(blocks)
-    return DocxText(
-        text=(text + "\n") if text else "", title=title, first_heading=first_heading
-    )
+    return DocxText(text=(text + "\n") if text else "", title=title, first_heading=first_heading)
 
 
 def _table_markdown(table: Any) -> str:

@@ -142,6 +142,7 @@ def _ingest(path: str, content: str, updated: str) -> Document:
     document = document_ingest(
         project=project_ensure(key="ops"), source_path=path, content=content
     ).document
+    assert document is not None
     when = dt.datetime.fromisoformat(updated).replace(tzinfo=dt.UTC)
     Document.objects.filter(pk=document.pk).update(updated_at=when)
     return document

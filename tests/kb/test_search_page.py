@@ -124,12 +124,16 @@ def test_an_inverted_date_range_is_said_in_the_results_htmx_swaps(alpha, reader)
     assert 'href="#id_date_to"' in html  # the message leads to the field
     assert 'class="search-results"' not in html and "<mark>" not in html
     # without a query the same range is refused too, not passed over
-    empty = _client(alpha, reader).get(
-        "/search/",
-        {**INVERTED, "q": ""},
-        HTTP_HX_REQUEST="true",
-        HTTP_HX_TARGET="search-results",
-    ).content.decode()
+    empty = (
+        _client(alpha, reader)
+        .get(
+            "/search/",
+            {**INVERTED, "q": ""},
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_TARGET="search-results",
+        )
+        .content.decode()
+    )
     assert "The end date must not be before the start date." in empty
 
 
@@ -142,7 +146,9 @@ def test_an_inverted_date_range_is_a_400_on_the_search_api(alpha, reader):
     client = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, reader)}")
     response = client.post(
         "/api/kb/search",
-        json.dumps({"query": "redis", "filters": {"date_from": "2025-02-01", "date_to": "2025-01-01"}}),
+        json.dumps(
+            {"query": "redis", "filters": {"date_from": "2025-02-01", "date_to": "2025-01-01"}}
+        ),
         content_type="application/json",
     )
     assert response.status_code == 400
