@@ -65,6 +65,7 @@ class ChatApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={200: OutputSerializer, 502: ErrorSerializer, 504: ErrorSerializer},
+        summary="Ask a question: a cited answer or a refusal",
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -122,7 +123,9 @@ class DocumentPreviewApi(APIView):
         content = serializers.CharField(allow_blank=True)
         content_html = serializers.CharField(allow_blank=True)
 
-    @extend_schema(responses={200: OutputSerializer})
+    @extend_schema(
+        responses={200: OutputSerializer}, summary="Preview a document: its text and safe HTML"
+    )
     def get(self, request: Request, pk: int) -> Response:
         preview = document_preview(user=request.user, document_id=pk)
         return Response(self.OutputSerializer(preview.to_dict()).data)

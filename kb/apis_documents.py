@@ -261,6 +261,7 @@ class DocumentDetailApi(APIView):
     @extend_schema(
         operation_id="kb_document_retrieve",
         responses={200: DocumentOutputSerializer, 404: NOT_FOUND},
+        summary="Read one document",
     )
     def get(self, request: Request, document_id: int) -> Response:
         return self._output(request, document_id)
@@ -300,6 +301,7 @@ class DocumentDetailApi(APIView):
     @extend_schema(
         operation_id="kb_document_destroy",
         responses={204: None, 403: FORBIDDEN, 404: NOT_FOUND},
+        summary="Delete a document (soft delete)",
     )
     def delete(self, request: Request, document_id: int) -> Response:
         document = document_get_editable(request.user, document_id)

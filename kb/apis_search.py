@@ -106,6 +106,7 @@ class SearchApi(APIView):
                 request_only=True,
             )
         ],
+        summary="Search the documents you can read",
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)

@@ -5,11 +5,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q, QuerySet
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    OrderBy,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 
 from kb.filters import SearchFilters
-from kb.models import Document, Edge, EdgeType
+from kb.models import Document, Edge, EdgeType, IngestJob, SourceType
 from portal.access.models import AnyUser
 from portal.access.selectors import user_can_edit
 
@@ -22,6 +35,53 @@ def document_list(*, user: AnyUser, filters: SearchFilters | None = None) -> Que
     """Visible documents, filtered, with `chunk_count`, by project then slug."""
     documents = Document.objects.visible_filtered(user, filters)
     return _with_counts(documents).order_by("project__key", "slug", "id")
+
+
+# The documents table's sorts: column -> what it orders by (annotations of
+# document_list_sorted). "-column" is the reverse; ties go newest first.
+DOCUMENT_SORTS: dict[str, F | Lower] = {
+    "title": Lower("title"),
+    "type": F("source_type_label"),
+    "status": F("status_label"),
+    "chunks": F("chunk_count"),
+    "size": F("upload_size"),
+    "updated": F("updated_at"),
+    "uploaded_by": Lower("uploaded_by_name"),
+}
+DEFAULT_DOCUMENT_SORT = "-updated"
+# what the table says for a document without a canonical status (sorted by that word too)
+UNCURATED_STATUS_LABEL = "indexed"
+
+
+def document_sort(value: str | None) -> str:
+    """`value` when it is a sort the documents table offers ("title", "-title", ...), the
+    default (newest first) for anything else."""
+    column = (value or "").removeprefix("-")
+    return value if value and column in DOCUMENT_SORTS else DEFAULT_DOCUMENT_SORT
+
+
+def document_list_sorted(*, user: AnyUser, project_key: str, sort: str) -> QuerySet[Document]:
+    """A project's visible documents for the documents table, sorted by `sort`
+    (document_sort), with `chunk_count`, their last upload's `upload_size`,
+    `uploaded_by_name` and `has_upload`, and the type and status as the table shows them."""
+    sort = document_sort(sort)
+    column = DOCUMENT_SORTS[sort.removeprefix("-")]
+    last_job = IngestJob.objects.filter(document=OuterRef("pk")).order_by("-created_at", "-id")
+    documents = document_list(user=user, filters=SearchFilters(project_keys=(project_key,)))
+    ordering: OrderBy = (
+        column.desc(nulls_last=True) if sort.startswith("-") else column.asc(nulls_last=True)
+    )
+    return documents.annotate(
+        upload_size=Subquery(last_job.values("size")[:1]),
+        uploaded_by_name=Subquery(last_job.values("uploaded_by__username")[:1]),
+        has_upload=Subquery(last_job.filter(state="done").values("pk")[:1]),
+        source_type_label=Case(
+            *[When(source_type=value, then=Value(label)) for value, label in SourceType.choices],
+            default=F("source_type"),
+            output_field=CharField(),
+        ),
+        status_label=Coalesce("canonical_status", Value(UNCURATED_STATUS_LABEL)),
+    ).order_by(ordering, "-updated_at", "-id")
 
 
 def document_get_visible(user: AnyUser, document_id: int) -> Document:

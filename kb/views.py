@@ -86,6 +86,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
                 results.append(ResultRow(hit=hit, snippet=snippet(hit.text, query)))
     context = {
         "form": form,
+        "filters_set": sum(1 for field in form if field.name != "q" and field.value()),
         "results": results,
         "meta": meta,
         "error": error,

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from kb.curation import AuditContext, ChangeSource
-from kb.filters import SearchFilters
-from kb.models import Document, IngestJob
-from kb.selectors import document_list
+from kb.models import Document
+from kb.selectors import document_list_sorted, document_sort
 from kb.services import document_soft_delete
 from kb.uploads import (
     TooManyFiles,
@@ -40,24 +39,57 @@ def _project_get_editable(request: HttpRequest, key: str) -> Project:
     return project
 
 
-def _documents(request: HttpRequest, project: Project) -> list[Document]:
-    last_job = IngestJob.objects.filter(document=OuterRef("pk")).order_by("-created_at", "-id")
-    return list(
-        document_list(
-            user=request.user, filters=SearchFilters(project_keys=(project.key,))
-        ).annotate(
-            upload_size=Subquery(last_job.values("size")[:1]),
-            uploaded_by_name=Subquery(last_job.values("uploaded_by__username")[:1]),
-            has_upload=Subquery(last_job.filter(state="done").values("pk")[:1]),
-        )
-    )
+@dataclass(frozen=True, kw_only=True)
+class SortHeader:
+    """A column heading of the documents table: what it says, and how it sorts."""
+
+    label: str
+    column: str  # a key of DOCUMENT_SORTS, or "" for a column that does not sort
+    direction: str = ""  # "ascending" | "descending" when the table is sorted by it
+    next_sort: str = ""  # the sort its link asks for
+
+
+# (label, column, the direction a first click sorts in: the most useful end first)
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("Title", "title", ""),
+    ("Type", "type", ""),
+    ("Status", "status", ""),
+    ("Chunks", "chunks", "-"),
+    ("Size", "size", "-"),
+    ("Updated", "updated", "-"),
+    ("Uploaded by", "uploaded_by", ""),
+)
+
+
+def sort_headers(sort: str) -> list[SortHeader]:
+    """The table's headings for the current (valid) sort."""
+    headers = []
+    for label, column, first in COLUMNS:
+        if sort.removeprefix("-") == column:
+            descending = sort.startswith("-")
+            headers.append(
+                SortHeader(
+                    label=label,
+                    column=column,
+                    direction="descending" if descending else "ascending",
+                    next_sort=column if descending else f"-{column}",
+                )
+            )
+        else:
+            headers.append(SortHeader(label=label, column=column, next_sort=f"{first}{column}"))
+    return headers
 
 
 def _context(request: HttpRequest, project: Project, **extra: Any) -> dict[str, Any]:
+    sort = document_sort(request.GET.get("sort"))
     return {
         "project": project,
         "projects": Project.objects.editable_by(request.user).order_by("key"),
-        "documents": _documents(request, project),
+        "documents": list(
+            document_list_sorted(user=request.user, project_key=project.key, sort=sort)
+        ),
+        "sort": sort,
+        "sort_headers": sort_headers(sort),
         "jobs": ingest_job_list(user=request.user, project=project),
         **extra,
     }

@@ -80,6 +80,7 @@ class TokenObtainApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={200: inline_serializer("TokenOutput", {"token": serializers.CharField()})},
+        summary="Get an API token for a username and password",
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -118,7 +119,9 @@ class MeApi(APIView):
             many=True,
         )
 
-    @extend_schema(responses={200: OutputSerializer})
+    @extend_schema(
+        responses={200: OutputSerializer}, summary="Who you are and the projects you may read"
+    )
     def get(self, request: Request) -> Response:
         user = request.user
         return Response(
@@ -142,7 +145,8 @@ class TokenListApi(APIView):
     """The caller's API tokens: when each was issued and when it expires."""
 
     @extend_schema(
-        responses={200: inline_serializer("TokenList", {"tokens": TokenInfoSerializer(many=True)})}
+        responses={200: inline_serializer("TokenList", {"tokens": TokenInfoSerializer(many=True)})},
+        summary="List your API tokens",
     )
     def get(self, request: Request) -> Response:
         tokens = token_list(user=request.user)
@@ -152,7 +156,7 @@ class TokenListApi(APIView):
 class TokenRevokeApi(APIView):
     """Revoke one of the caller's tokens by its prefix (404 for anyone else's)."""
 
-    @extend_schema(responses={204: None})
+    @extend_schema(responses={204: None}, summary="Revoke one of your API tokens")
     def delete(self, request: Request, prefix: str) -> Response:
         token_revoke(user=request.user, prefix=prefix)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -31,7 +31,8 @@ class MyDataExportApi(APIView):
                     **{entry.key: serializers.JSONField() for entry in PERSONAL_DATA},
                 },
             )
-        }
+        },
+        summary="Export everything this tenant holds about you",
     )
     def get(self, request: Request) -> Response:
         user = request.user

@@ -25,7 +25,8 @@ class DocxProblem(ExtractionProblem):
 @dataclass(frozen=True, kw_only=True)
 class DocxText:
     text: str
-    title: str
+    title: str  # the core properties' title as written (kb.ingestion.titles decides)
+    first_heading: str  # the first paragraph in the Title or a Heading style
     warnings: list[str] = field(default_factory=list)
 
 
@@ -51,13 +52,14 @@ def docx_check(data: bytes) -> None:
         raise DocxProblem("the Word document has no text", code="no_text")
 
 
-def docx_to_text(data: bytes, *, fallback_title: str = "") -> DocxText:
+def docx_to_text(data: bytes) -> DocxText:
     """Markdown of the body in document order."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
     document = _open(data)
-    title = (document.core_properties.title or "").strip()
+    title = " ".join((document.core_properties.title or "").split())
+    first_heading = ""
     blocks: list[str] = []
     list_run: list[str] = []
     for block in document.iter_inner_content():
@@ -71,8 +73,9 @@ def docx_to_text(data: bytes, *, fallback_title: str = "") -> DocxText:
             if not is_list and list_run:
                 blocks.append("\n".join(list_run))
                 list_run = []
+            if style.lower() == "title" or heading:
+                first_heading = first_heading or text
             if style.lower() == "title":
-                title = title or text
                 blocks.append(f"# {text}")
             elif heading:
                 blocks.append("#" * min(6, int(heading.group(1))) + " " + text)
@@ -90,7 +93,7 @@ def docx_to_text(data: bytes, *, fallback_title: str = "") -> DocxText:
     if list_run:
         blocks.append("\n".join(list_run))
     text = "\n\n".join(blocks)
-    return DocxText(text=(text + "\n") if text else "", title=title or fallback_title)
+    return DocxText(text=(text + "\n") if text else "", title=title, first_heading=first_heading)
 
 
 def _table_markdown(table: Any) -> str:

@@ -37,7 +37,8 @@ class Extracted:
     text: str
     source_type: str
     warnings: list[str] = field(default_factory=list)
-    title: str = ""  # from the file's own metadata (PDF, Word), when it has one
+    title: str = ""  # from the file's own metadata (PDF, Word), as written
+    first_heading: str = ""  # PDF, Word: the first heading (Markdown and HTML: see prepare)
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
@@ -161,6 +162,7 @@ def _extract_document(kind: str, content: bytes | str) -> Extracted:
                 source_type=kind,
                 warnings=pdf.warnings,
                 title=pdf.title,
+                first_heading=pdf.first_heading,
                 metadata={"pages": pdf.pages},
             )
         word = docx_to_text(content)
@@ -168,7 +170,13 @@ def _extract_document(kind: str, content: bytes | str) -> Extracted:
         raise UnsupportedSource(str(exc)) from exc
     if not word.text.strip():
         raise UnsupportedSource("the Word document has no text")
-    return Extracted(text=word.text, source_type=kind, warnings=word.warnings, title=word.title)
+    return Extracted(
+        text=word.text,
+        source_type=kind,
+        warnings=word.warnings,
+        title=word.title,
+        first_heading=word.first_heading,
+    )
 
 
 def html_title(markup: str) -> str:

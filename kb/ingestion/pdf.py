@@ -9,6 +9,7 @@ preview can say "Page 12".
 from __future__ import annotations
 
 import io
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,10 @@ PAGE_HEADING = "## Page {number}"
 TWO_COLUMN_CROSSING_SHARE = 0.04
 MIN_COLUMN_LINES = 6  # a side with fewer lines is a table or a caption, not a column
 PARAGRAPH_GAP_LINES = 1.5
+# the first page's largest type is its heading when it is this much larger than the body text
+# (a title is set at 14-24 pt over 10-12 pt body; bold body text is not a heading)
+HEADING_SIZE_RATIO = 1.2
+MAX_HEADING_LINES = 3  # a title wraps over two or three lines; more is a display paragraph
 
 
 class PdfProblem(ExtractionProblem):
@@ -30,7 +35,8 @@ class PdfProblem(ExtractionProblem):
 @dataclass(frozen=True, kw_only=True)
 class PdfText:
     text: str
-    title: str
+    title: str  # the metadata /Title as written (kb.ingestion.titles decides if it is usable)
+    first_heading: str  # the first page's largest line(s), when larger than its body text
     pages: int
     warnings: list[str] = field(default_factory=list)
 
@@ -72,7 +78,7 @@ def pdf_check(data: bytes) -> int:
         document.close()
 
 
-def pdf_to_text(data: bytes, *, fallback_title: str = "") -> PdfText:
+def pdf_to_text(data: bytes) -> PdfText:
     """Markdown-ish text of every page, page headings included."""
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
@@ -80,10 +86,13 @@ def pdf_to_text(data: bytes, *, fallback_title: str = "") -> PdfText:
     pages_count = pdf_check(data)
     parts: list[str] = []
     warnings: list[str] = []
+    first_heading = ""
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
-            title = _metadata_title(pdf.metadata) or fallback_title
+            title = _metadata_title(pdf.metadata)
             for number, page in enumerate(pdf.pages, start=1):
+                if number == 1:
+                    first_heading = _first_heading(page)
                 body = _page_text(page)
                 if not body.strip():
                     warnings.append(f"page {number} has no text")
@@ -95,18 +104,49 @@ def pdf_to_text(data: bytes, *, fallback_title: str = "") -> PdfText:
         raise
     except Exception as exc:  # noqa: BLE001 - any parser failure is a bad file, not a crash
         raise PdfProblem(f"could not read the PDF ({type(exc).__name__}: {exc})") from exc
-    return PdfText(text="\n".join(parts), title=title, pages=pages_count, warnings=warnings)
+    return PdfText(
+        text="\n".join(parts),
+        title=title,
+        first_heading=first_heading,
+        pages=pages_count,
+        warnings=warnings,
+    )
 
 
 def _metadata_title(metadata: dict[str, Any]) -> str:
     raw = metadata.get("Title") or ""
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", "replace")
-    title = str(raw).strip()
-    # generators often write placeholders; a file name is no better than our own fallback
-    return (
-        "" if title.lower() in {"untitled", "microsoft word"} or title.endswith(".pdf") else title
-    )
+    return " ".join(str(raw).split())
+
+
+def _first_heading(page: Any) -> str:
+    """The page's largest line (and the lines right after it at that size), when set clearly
+    larger than the page's body text; "" when nothing stands out."""
+    lines: list[tuple[float, str]] = []
+    chars_by_size: Counter[float] = Counter()
+    for line in page.extract_text_lines(return_chars=True):
+        sizes = [round(float(char["size"]), 1) for char in line["chars"] if char["text"].strip()]
+        if not sizes:
+            continue
+        usual = Counter(sizes).most_common(1)[0][0]
+        lines.append((usual, " ".join(line["text"].split())))
+        chars_by_size.update(sizes)
+    if not lines:
+        return ""
+    body_size = chars_by_size.most_common(1)[0][0]
+    largest = max(size for size, _ in lines)
+    if largest < body_size * HEADING_SIZE_RATIO:
+        return ""
+    heading: list[str] = []
+    for size, text in lines:
+        if abs(size - largest) < 0.5:
+            heading.append(text)
+            if len(heading) == MAX_HEADING_LINES:
+                break
+        elif heading:
+            break
+    return " ".join(heading)
 
 
 def _page_text(page: Any) -> str:

@@ -13,6 +13,7 @@ from kb.ingestion.budget import Deadline, IngestBudget, IngestRejected
 from kb.ingestion.chunk import ChunkDraft, chunk_text, heading
 from kb.ingestion.extract import Extracted, extract, html_title
 from kb.ingestion.frontmatter import Frontmatter, parse_frontmatter
+from kb.ingestion.titles import usable_title
 from kb.markup import slugify
 from kb.models import evidence_tier_for
 
@@ -149,7 +150,14 @@ def prepare_document(
         front = Frontmatter(body=extracted.text)
     body = front.body
 
-    resolved_title = (title or "").strip() or front.title or extracted.title
+    # a caller's or the frontmatter's title, the file's metadata title when it names
+    # something, its first heading, and only then the file name
+    resolved_title = (
+        (title or "").strip()
+        or front.title
+        or usable_title(extracted.title, source_path=source_path)
+        or extracted.first_heading[:500]
+    )
     if not resolved_title and extracted.source_type in ("markdown", "html"):
         h1 = first_h1(body)
         if h1:

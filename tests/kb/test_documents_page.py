@@ -132,3 +132,84 @@ def test_more_files_than_the_limit_on_the_page_is_a_refused_row(alpha, editor_cl
     assert "<html" not in html and "not queued" in html
     assert f"At most {limit} files per request (KB_UPLOAD_MAX_FILES)." in html
     assert not IngestJob.objects.exists()
+
+
+def _ingest(path: str, content: str, updated: str) -> Document:
+    import datetime as dt
+
+    from kb.services import document_ingest
+
+    document = document_ingest(
+        project=project_ensure(key="ops"), source_path=path, content=content
+    ).document
+    assert document is not None
+    when = dt.datetime.fromisoformat(updated).replace(tzinfo=dt.UTC)
+    Document.objects.filter(pk=document.pk).update(updated_at=when)
+    return document
+
+
+def _order(html: str) -> list[int]:
+    import re
+
+    return [int(pk) for pk in re.findall(r'data-document-id="(\d+)"', html)]
+
+
+@pytest.fixture
+def three_documents(alpha):
+    charlie = _ingest("c.md", "# Charlie\n\nNewest of the three.\n", "2025-03-03T10:00:00")
+    alpha_doc = _ingest(
+        "a.txt",
+        "alpha\n\nA plain text note.\n",
+        "2025-03-02T10:00:00",
+    )
+    bravo = _ingest(
+        "b.md",
+        "---\ntitle: Bravo\ntype: decision\nstatus: accepted\nslug: dec-bravo\n---\nOldest.\n",
+        "2025-03-01T10:00:00",
+    )
+    return charlie.pk, alpha_doc.pk, bravo.pk
+
+
+def test_documents_are_newest_first_and_every_column_sorts(alpha, editor_client, three_documents):
+    charlie, alpha_doc, bravo = three_documents
+    page = editor_client.get("/documents/ops/").content.decode()
+    assert _order(page) == [charlie, alpha_doc, bravo]  # newest first by default
+    assert 'aria-sort="descending"' in page and page.count("aria-sort=") == 1
+
+    def order(sort: str) -> list[int]:
+        response = editor_client.get("/documents/ops/", {"sort": sort})
+        assert response.status_code == 200
+        return _order(response.content.decode())
+
+    assert order("title") == [alpha_doc, bravo, charlie]  # case does not matter
+    assert order("-title") == [charlie, bravo, alpha_doc]
+    assert order("updated") == [bravo, alpha_doc, charlie]
+    assert order("status") == [bravo, charlie, alpha_doc]  # accepted < indexed (newest first)
+    assert order("type") == [charlie, bravo, alpha_doc]  # Markdown < Plain text
+    assert order("-type") == [alpha_doc, charlie, bravo]
+    assert order("size") == order("-size") == [charlie, alpha_doc, bravo]  # no upload: last
+    # a sort the page does not offer falls back to the default, no error page
+    for bogus in ("colour", "-", "title;drop", "__class__", ""):
+        assert order(bogus) == [charlie, alpha_doc, bravo]
+
+
+def test_the_sorted_column_says_so_and_its_link_reverses_it(alpha, editor_client, three_documents):
+    html = editor_client.get("/documents/ops/", {"sort": "title"}).content.decode()
+    header = html.split('aria-sort="ascending"')[1].split("</th>")[0]
+    assert "Title" in header and 'href="/documents/ops/?sort=-title"' in header
+    assert html.count("aria-sort=") == 1
+    assert 'href="/documents/ops/?sort=-updated"' in html  # another column: its first direction
+    assert 'href="/documents/ops/?sort=status"' in html
+
+
+def test_the_list_fragment_keeps_the_sort_for_htmx_and_after_a_delete(
+    alpha, editor_client, three_documents
+):
+    charlie, alpha_doc, bravo = three_documents
+    fragment = editor_client.get("/documents/ops/list", {"sort": "title"}, **HTMX)
+    html = fragment.content.decode()
+    assert "<html" not in html and _order(html) == [alpha_doc, bravo, charlie]
+    # the list reloads itself (a job finished) with the same sort
+    assert 'hx-get="/documents/ops/list?sort=title"' in html
+    after_delete = editor_client.post(f"/documents/ops/{bravo}/delete?sort=title", **HTMX)
+    assert _order(after_delete.content.decode()) == [alpha_doc, charlie]

@@ -109,6 +109,62 @@ def test_bad_filters_are_field_errors_not_500s(alpha, reader):
     assert "Select a valid choice" in foreign and "<mark>" not in foreign
 
 
+INVERTED = {"q": "redis", "date_from": "2025-02-01", "date_to": "2025-01-01"}
+
+
+def test_an_inverted_date_range_is_said_in_the_results_htmx_swaps(alpha, reader):
+    """htmx replaces only the results: the refusal must be there, not only beside the field."""
+    response = _client(alpha, reader).get(
+        "/search/", INVERTED, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="search-results"
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert 'role="alert"' in html and "Nothing was searched" in html
+    assert "The end date must not be before the start date." in html
+    assert 'href="#id_date_to"' in html  # the message leads to the field
+    assert 'class="search-results"' not in html and "<mark>" not in html
+    # without a query the same range is refused too, not passed over
+    empty = (
+        _client(alpha, reader)
+        .get(
+            "/search/",
+            {**INVERTED, "q": ""},
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_TARGET="search-results",
+        )
+        .content.decode()
+    )
+    assert "The end date must not be before the start date." in empty
+
+
+def test_an_inverted_date_range_is_a_400_on_the_search_api(alpha, reader):
+    import json
+
+    from kb.filters import DATE_RANGE_ERROR
+    from tests.conftest import token_for
+
+    client = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, reader)}")
+    response = client.post(
+        "/api/kb/search",
+        json.dumps(
+            {"query": "redis", "filters": {"date_from": "2025-02-01", "date_to": "2025-01-01"}}
+        ),
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {"filters": {"date_to": [DATE_RANGE_ERROR]}}
+
+
+def test_the_filters_are_one_disclosure_open_unless_a_phone_folds_it(alpha, reader):
+    client = _client(alpha, reader)
+    plain = client.get("/search/").content.decode()
+    assert '<details class="search-filters" id="search-filters" open data-filters-set="0">' in plain
+    assert "<summary>Filters</summary>" in plain
+    set_ = client.get("/search/", {"q": "x", "status": "accepted", "tag": "ops"}).content.decode()
+    assert 'data-filters-set="2"' in set_ and "Filters (2 set)" in set_
+    assert 'src="/static/kb/search.js"' in plain
+
+
 def test_other_projects_and_tenants_see_nothing(alpha, beta, reader):
     outsider = make_user(alpha, "search-page-outsider", projects={"search-empty": "reader"})
     html = _client(alpha, outsider).get("/search/", {"q": QUERY}).content.decode()
