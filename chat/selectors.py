@@ -302,7 +302,9 @@ def feedback_conversation(*, feedback: Feedback, user: AnyUser) -> list[Conversa
     for message in messages:
         if message.role == MessageRole.USER:
             question_at = len(entries)
-            entries.append(ConversationEntry(role=message.role, content=message.content, citations=[]))
+            entries.append(
+                ConversationEntry(role=message.role, content=message.content, citations=[])
+            )
             continue
         if message.pk in withheld:
             if question_at is not None:

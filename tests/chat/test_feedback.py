@@ -35,9 +35,7 @@ LATER_ANSWER = "The on-call database engineer."
 
 @pytest.fixture
 def reader(alpha, handbook):
-    return make_user(
-        alpha, "fb-reader", projects={HANDBOOK_KEY: "reader", SECRET_KEY: "reader"}
-    )
+    return make_user(alpha, "fb-reader", projects={HANDBOOK_KEY: "reader", SECRET_KEY: "reader"})
 
 
 @pytest.fixture
@@ -59,7 +57,9 @@ def secret_document(alpha, reader) -> Document:
 def _section(html: str, section_id: str) -> str:
     """The text of one <section> of a page, tags stripped."""
     start = html.index(f'<section class="module" id="{section_id}"')
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html[start : html.index("</section>", start)]))
+    return re.sub(
+        r"\s+", " ", re.sub(r"<[^>]+>", " ", html[start : html.index("</section>", start)])
+    )
 
 
 def _client(info, user):
@@ -118,9 +118,7 @@ def test_an_unknown_reason_is_refused_by_name_and_nothing_changes(alpha, reader)
     message = _answer(reader)
     feedback_give(user=reader, message=message, rating="down", reasons=["unclear"])
     with pytest.raises(ChatInputError) as refused:
-        feedback_give(
-            user=reader, message=message, rating="down", reasons=["outdated", "boring"]
-        )
+        feedback_give(user=reader, message=message, rating="down", reasons=["outdated", "boring"])
     error = " ".join(refused.value.errors["reasons"])
     assert "“boring”" in error
     assert "outdated, wrong_source, missing, unclear" in error
@@ -216,7 +214,7 @@ def test_an_unknown_reason_gets_a_clear_error_on_the_page(alpha, reader):
 
 @pytest.fixture
 def rated(alpha, reader, handbook, secret_document) -> Feedback:
-    runbook = Document.objects.filter(project=handbook).order_by("pk").first()
+    runbook = Document.objects.filter(project=handbook).order_by("pk")[0]
     conversation = Conversation.objects.create(user=reader, title="Redis failover")
     _turn(conversation, EARLIER_QUESTION, EARLIER_ANSWER, citations=[_citation(runbook)])
     _turn(
