@@ -6,24 +6,25 @@ import json
 from typing import Any
 
 from django.contrib import admin, messages
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path
-from django.utils.html import format_html, format_html_join
+from django.urls import path, reverse
+from django.views.decorators.http import require_POST
 
-from chat.feedback import feedback_resolve, gold_line
-from chat.models import ChatLog, ContentGap, Feedback
+from chat.feedback import COMMENT_MAX_CHARS, feedback_resolve, feedback_resolve_one, gold_line
+from chat.models import ChatLog, ContentGap, Feedback, FeedbackReason
 from chat.selectors import (
     chat_logs_for,
     content_gaps_for,
     document_feedback_counts,
+    feedback_conversation,
     feedback_for_editor,
     message_question,
 )
-from chat.services import content_gaps_resolve
-from kb.models import Document
+from chat.services import ChatInputError, content_gaps_resolve
 from portal.admin_site import NotFoundOutOfScopeMixin, site
 
 
@@ -139,26 +140,38 @@ class FeedbackStateFilter(admin.SimpleListFilter):
         return queryset
 
 
+class FeedbackReasonFilter(admin.SimpleListFilter):
+    title = "reason"
+    parameter_name = "reason"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return list(FeedbackReason.choices)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        return queryset if value is None else queryset.filter(reasons__contains=[value])
+
+
 @admin.register(Feedback, site=site)
 class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
-    """The editors' review queue: thumbs-down answers with question, answer, sources, comment."""
+    """The editors' review queue: thumbs-down answers with their reasons and comment; an item's
+    page shows the conversation up to the rated answer and resolves it with a note."""
 
-    list_display = ("short_question", "rating", "short_comment", "projects", "created_at", "state")
-    list_filter = (FeedbackStateFilter, "rating", FeedbackProjectFilter)
-    search_fields = ("comment", "message__content")
-    ordering = ("resolved_at", "-created_at")
-    readonly_fields = (
-        "question",
-        "answer",
-        "cited_sources",
+    list_display = (
+        "short_question",
         "rating",
-        "comment",
-        "user",
+        "reason_list",
+        "short_comment",
         "projects",
         "created_at",
-        "resolved_at",
-        "resolved_by",
+        "state",
     )
+    list_filter = (FeedbackStateFilter, "rating", FeedbackReasonFilter, FeedbackProjectFilter)
+    search_fields = ("comment", "message__content")
+    ordering = ("resolved_at", "-created_at")
+    # The conversation, the reader's verdict and the resolution are drawn by the page's
+    # template (admin/chat/feedback/change_form.html); the form keeps the rest.
+    readonly_fields = ("user", "projects", "created_at", "updated_at")
     fieldsets = (
         (None, {"fields": readonly_fields}),
         (
@@ -186,14 +199,9 @@ class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
     def short_question(self, obj: Feedback) -> str:
         return message_question(obj.message)[:100]
 
-    @admin.display(description="question")
-    def question(self, obj: Feedback) -> str:
-        return message_question(obj.message)
-
-    @admin.display(description="answer")
-    def answer(self, obj: Feedback) -> str:
-        reason = f" (refused: {obj.message.refusal_reason})" if obj.message.refusal_reason else ""
-        return obj.message.content + reason
+    @admin.display(description="reasons")
+    def reason_list(self, obj: Feedback) -> str:
+        return ", ".join(obj.reason_labels)
 
     @admin.display(description="comment")
     def short_comment(self, obj: Feedback) -> str:
@@ -207,27 +215,21 @@ class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
     def state(self, obj: Feedback) -> str:
         return "resolved" if obj.resolved_at else "open"
 
-    @admin.display(description="cited sources")
-    def cited_sources(self, obj: Feedback) -> str:
-        # Only sources the editor can see are named (the one visibility rule).
-        visible = set(
-            Document.objects.visible_to(getattr(obj, "viewer", None) or AnonymousUser())
-            .filter(pk__in=obj.document_ids)
-            .values_list("pk", flat=True)
-        )
-        items = [
-            format_html("<li>[{}] {} <code>{}</code></li>", c["n"], c["title"], c["slug"])
-            for c in obj.message.citations or []
-            if c.get("document_id") in visible
-        ]
-        if not items:
-            return "(none)"
-        return format_html("<ul>{}</ul>", format_html_join("", "{}", ((i,) for i in items)))
-
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None):
-        obj = super().get_object(request, object_id, from_field)
-        obj.viewer = request.user  # who reads the page decides which sources are named
-        return obj
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        feedback = self.get_object(request, unquote(object_id))
+        context = {
+            **(extra_context or {}),
+            # who reads the page decides which turns and sources are shown
+            "feedback_conversation": feedback_conversation(feedback=feedback, user=request.user),
+            "note_max_chars": COMMENT_MAX_CHARS,
+        }
+        return super().change_view(request, object_id, form_url, context)
 
     def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
         if request.method == "GET" and not request.GET:
@@ -254,8 +256,29 @@ class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
                 self.admin_site.admin_view(self.documents_view),
                 name="chat_feedback_documents",
             ),
+            path(
+                "<path:object_id>/resolve/",
+                self.admin_site.admin_view(require_POST(self.resolve_view)),
+                name="chat_feedback_resolve",
+            ),
             *super().get_urls(),
         ]
+
+    def resolve_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Resolve one item from its page, with the editor's note; back to the page."""
+        feedback = self.get_object(request, unquote(object_id))  # out of scope: 404
+        if not self.has_change_permission(request, feedback):
+            raise PermissionDenied
+        try:
+            feedback_resolve_one(
+                feedback=feedback, by=request.user, note=request.POST.get("note", "")
+            )
+        except ChatInputError as exc:
+            errors = " ".join(" ".join(messages_) for messages_ in exc.errors.values())
+            self.message_user(request, f"Not resolved: {errors}", messages.ERROR)
+        else:
+            self.message_user(request, "Feedback resolved.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:chat_feedback_change", args=[feedback.pk]))
 
     def documents_view(self, request: HttpRequest) -> HttpResponse:
         """Feedback counts per document, most thumbs-down first: documents that mislead."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -10,7 +11,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from chat.models import Feedback, FeedbackRating, Message
+from chat.models import Feedback, FeedbackRating, FeedbackReason, Message
 from chat.selectors import message_question
 from chat.services import ChatInputError
 from portal.access.models import AnyUser, Project
@@ -32,38 +33,95 @@ def _feedback_project_keys(message: Message, user: AnyUser) -> list[str]:
     return sorted(visible)
 
 
+def feedback_reasons_clean(*, rating: str, reasons: Iterable[str]) -> list[str]:
+    """The reasons as stored: known values only, each once, in FeedbackReason's order; reasons
+    explain a thumbs-down, so a thumbs-up takes none. The one rule, for every door."""
+    given = list(reasons)
+    unknown = [value for value in given if value not in FeedbackReason.values]
+    if unknown:
+        raise ChatInputError(
+            {
+                "reasons": [
+                    f"Unknown reason “{value}”: choose from {', '.join(FeedbackReason.values)}."
+                    for value in unknown
+                ]
+            }
+        )
+    if given and rating != FeedbackRating.DOWN:
+        raise ChatInputError(
+            {"reasons": ["Reasons explain a thumbs-down; a helpful answer needs none."]}
+        )
+    return [value for value in FeedbackReason.values if value in given]
+
+
+def _text_clean(text: str | None, *, field: str) -> str:
+    text = (text or "").strip()
+    if len(text) > COMMENT_MAX_CHARS:
+        raise ChatInputError(
+            {field: [f"Keep the {field} under {COMMENT_MAX_CHARS + 1} characters."]}
+        )
+    return text
+
+
 @transaction.atomic
-def feedback_give(*, user: AnyUser, message: Message, rating: str, comment: str = "") -> Feedback:
-    """Rate an answer (again): one row per user and answer; changing it reopens it."""
+def feedback_give(
+    *,
+    user: AnyUser,
+    message: Message,
+    rating: str,
+    reasons: Iterable[str] | None = None,
+    comment: str | None = None,
+) -> Feedback:
+    """Rate an answer (again): one row per user and answer; rating it again reopens it.
+
+    `reasons` and `comment` left out (None) keep what was said before when the rating stays
+    the same (the thumbs are pressed again) and start empty when it changes."""
     if isinstance(user, AnonymousUser):
         raise PermissionDenied  # views require a login; a service never rates anonymously
     if rating not in FeedbackRating.values:
         raise ChatInputError({"rating": ["Choose thumbs up or thumbs down."]})
-    comment = (comment or "").strip()
-    if len(comment) > COMMENT_MAX_CHARS:
-        raise ChatInputError(
-            {"comment": [f"Keep the comment under {COMMENT_MAX_CHARS + 1} characters."]}
-        )
+    previous = Feedback.objects.select_for_update().filter(message=message, user=user).first()
+    same_rating = previous is not None and previous.rating == rating
+    if reasons is None:
+        reasons = previous.reasons if same_rating and previous else []
+    if comment is None:
+        comment = previous.comment if same_rating and previous else ""
     feedback, _ = Feedback.objects.update_or_create(
         message=message,
         user=user,
         defaults={
             "rating": rating,
-            "comment": comment,
+            "reasons": feedback_reasons_clean(rating=rating, reasons=reasons),
+            "comment": _text_clean(comment, field="comment"),
             "project_keys": _feedback_project_keys(message, user),
             "document_ids": sorted({c["document_id"] for c in message.citations or []}),
             "resolved_at": None,
             "resolved_by": None,
+            "resolution_note": "",
         },
     )
     return feedback
 
 
-def feedback_resolve(*, feedback: QuerySet[Feedback], by: AnyUser) -> int:
-    """Mark feedback handled by an editor; returns how many rows were still open."""
+def feedback_resolve(*, feedback: QuerySet[Feedback], by: AnyUser, note: str = "") -> int:
+    """Mark feedback handled by an editor, with an optional note; returns how many rows were
+    still open (resolved ones keep who resolved them, when and why)."""
     return feedback.filter(resolved_at__isnull=True).update(
-        resolved_at=timezone.now(), resolved_by_id=by.pk
+        resolved_at=timezone.now(),
+        resolved_by_id=by.pk,
+        resolution_note=_text_clean(note, field="note"),
     )
+
+
+def feedback_resolve_one(*, feedback: Feedback, by: AnyUser, note: str = "") -> Feedback:
+    """Resolve one item from its page; an item resolved already is refused, naming who did."""
+    if not feedback_resolve(feedback=Feedback.objects.filter(pk=feedback.pk), by=by, note=note):
+        feedback.refresh_from_db()
+        who = feedback.resolved_by.get_username() if feedback.resolved_by else "someone"
+        when = f" on {feedback.resolved_at:%d %b %Y}" if feedback.resolved_at else ""
+        raise ChatInputError({"note": [f"This feedback was already resolved by {who}{when}."]})
+    feedback.refresh_from_db()
+    return feedback
 
 
 def gold_line(feedback: Feedback) -> dict[str, Any]:

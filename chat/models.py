@@ -111,6 +111,15 @@ class FeedbackRating(models.TextChoices):
     DOWN = "down", "Not helpful"
 
 
+class FeedbackReason(models.TextChoices):
+    """Why an answer was not helpful; the order here is the order shown and stored."""
+
+    OUTDATED = "outdated", "Outdated"
+    WRONG_SOURCE = "wrong_source", "Wrong source"
+    MISSING = "missing", "Missing information"
+    UNCLEAR = "unclear", "Unclear"
+
+
 class Feedback(models.Model):
     """A reader's verdict on one answer; thumbs-down ones queue for the projects' editors."""
 
@@ -119,6 +128,10 @@ class Feedback(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_feedback"
     )
     rating = models.CharField(max_length=4, choices=FeedbackRating.choices)
+    # FeedbackReason values, thumbs-down only (chat.feedback.feedback_reasons_clean is the
+    # rule). A reason that names something (e.g. the document it should have cited) gets a
+    # column of its own beside this list.
+    reasons = models.JSONField(default=list, blank=True)
     comment = models.TextField(blank=True, default="")
     # Copied from the answer when given, so the editors' queue filters without parsing
     # message JSON: the projects searched and the documents cited.
@@ -133,6 +146,9 @@ class Feedback(models.Model):
         null=True,
         blank=True,
         related_name="+",
+    )
+    resolution_note = models.TextField(
+        blank=True, default="", help_text="What the editor who resolved it did about it."
     )
     # Filled by an editor turning the thumbs-down into a gold question for the answer harness.
     gold_facts = models.TextField(
@@ -157,3 +173,8 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_rating_display()}: {self.message.content[:60]}"
+
+    @property
+    def reason_labels(self) -> list[str]:
+        labels = dict(FeedbackReason.choices)
+        return [labels.get(value, value) for value in self.reasons or []]

@@ -84,12 +84,14 @@ def chat_log_erase(user: User) -> int:
 
 
 def feedback_export(user: User) -> list[dict[str, Any]]:
-    """The user's ratings of answers, with their comments (the rows go with the account)."""
+    """The user's ratings of answers, with their reasons and comments (the rows go with the
+    account)."""
     return [
         {
             "id": row.pk,
             "message_id": row.message_id,
             "rating": row.rating,
+            "reasons": row.reasons,
             "comment": row.comment,
             "created_at": row.created_at.isoformat(),
             "updated_at": row.updated_at.isoformat(),

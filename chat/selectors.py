@@ -376,6 +376,78 @@ def feedback_for_editor(*, user: AnyUser) -> QuerySet[Feedback]:
     return _editor_rows(Feedback.objects.all(), user=user, refusal_field="message__refusal_reason")
 
 
+@dataclass(frozen=True, kw_only=True)
+class ConversationEntry:
+    """One message of a rated conversation as an editor reads it."""
+
+    role: str
+    content: str
+    citations: list[dict[str, Any]]
+    refusal_reason: str = ""
+    rated: bool = False  # the answer the feedback is about
+    withheld: bool = False  # a whole turn about documents or projects the editor cannot see
+
+
+def feedback_conversation(*, feedback: Feedback, user: AnyUser) -> list[ConversationEntry]:
+    """The rated answer's conversation in order, up to and including that answer, as the
+    editor `user` may read it. The rated turn shows because the queue's rule let the editor
+    see the feedback (its citations naming only visible documents); an earlier turn whose
+    answer cites a document the editor cannot see, or searched only projects they cannot see,
+    is withheld, question and answer."""
+    rated = feedback.message
+    messages = list(
+        Message.objects.filter(conversation_id=rated.conversation_id, pk__lte=rated.pk).order_by(
+            "created_at", "id"
+        )
+    )
+    earlier_answers = [m for m in messages if m.role == MessageRole.ASSISTANT and m != rated]
+    withheld = answers_lost_to(user=user, messages=earlier_answers)
+    visible_projects = set(Project.objects.visible_to(user).values_list("key", flat=True))
+    visible_documents = set(
+        Document.objects.visible_to(user)
+        .filter(pk__in=feedback.document_ids or [])
+        .values_list("pk", flat=True)
+    )
+    for message in earlier_answers:
+        scope = set((message.meta or {}).get("filters", {}).get("project_keys") or [])
+        if scope and not scope & visible_projects:
+            withheld.add(message.pk)
+    entries: list[ConversationEntry] = []
+    question_at: int | None = None  # the entry of the question the next answer replies to
+    for message in messages:
+        if message.role == MessageRole.USER:
+            question_at = len(entries)
+            entries.append(
+                ConversationEntry(role=message.role, content=message.content, citations=[])
+            )
+            continue
+        if message.pk in withheld:
+            if question_at is not None:
+                del entries[question_at]
+            entries.append(
+                ConversationEntry(role=message.role, content="", citations=[], withheld=True)
+            )
+        else:
+            is_rated = message.pk == rated.pk
+            citations = [
+                c
+                for c in message.citations or []
+                if isinstance(c, dict)
+                and (not is_rated or c.get("document_id") in visible_documents)
+            ]
+            entries.append(
+                ConversationEntry(
+                    role=message.role,
+                    content=message.content,
+                    citations=citations,
+                    refusal_reason=message.refusal_reason,
+                    rated=is_rated,
+                )
+            )
+        question_at = None
+    return entries
+
+
 def feedback_open_count(*, user: AnyUser) -> int:
     """Thumbs-down feedback waiting for an editor of the user's projects."""
     return (

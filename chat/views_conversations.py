@@ -93,21 +93,33 @@ def conversation_delete_view(request: HtmxHttpRequest, conversation_id: int) -> 
 @login_required
 @require_POST
 def feedback_view(request: HtmxHttpRequest, message_id: int) -> HttpResponse:
-    """Thumbs up/down (with an optional comment) on one of the user's answers."""
+    """Rate one of the user's answers: the thumbs first; after a thumbs-down, optional reasons
+    and a comment (the second form, which always posts its comment box)."""
     message = message_get_for_user(user=request.user, message_id=message_id)
     error = ""
     feedback = None
+    # The thumbs post only a rating: what was said before stays (see feedback_give). The
+    # reasons form posts its comment box even when empty, and no reason when none is ticked.
+    said = "comment" in request.POST or "reasons" in request.POST
     try:
         feedback = feedback_give(
             user=request.user,
             message=message,
             rating=request.POST.get("rating", ""),
-            comment=request.POST.get("comment", ""),
+            reasons=request.POST.getlist("reasons") if said else None,
+            comment=request.POST.get("comment", "") if said else None,
         )
     except ChatInputError as exc:
         error = " ".join(" ".join(v) for v in exc.errors.values())
+        # nothing changed: the fragment shows what is stored
+        feedback = feedback_by_message(user=request.user, messages=[message]).get(message.pk)
     message.my_feedback = feedback  # type: ignore[attr-defined]  # what the fragment shows
-    context = {"message": message, "feedback_error": error, "feedback_saved": feedback is not None}
+    context = {
+        "message": message,
+        "feedback_error": error,
+        "feedback_saved": not error,
+        "feedback_detailed": said,  # the reasons form was sent, not just a thumb
+    }
     if request.htmx:
         return TemplateResponse(request, f"{ACTIONS}#feedback", context)
     if error:

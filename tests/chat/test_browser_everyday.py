@@ -1,7 +1,7 @@
-"""Headless Chromium, everyday use (issue 15): rename/delete a conversation, Enter to send,
-thumbs-down reaching the editors' queue and resolved there, the search page with a filter,
-dark mode, the 404 page, an axe-core scan of chat, modal, search and home, and screenshots
-(set SCREENSHOTS_DIR, e.g. docs/screenshots, to write them).
+"""Headless Chromium, everyday use (issues 15 and 27): rename/delete a conversation, Enter to
+send, a thumbs-down with reasons reaching the editors' queue and resolved there with a note,
+the search page with a filter, dark mode, the 404 page, an axe-core scan of chat, modal,
+search and home, and screenshots (set SCREENSHOTS_DIR, e.g. docs/screenshots, to write them).
 
 Served like tests/chat/test_browser.py: Django's LiveServerThread on committed module data.
 """
@@ -172,34 +172,79 @@ def test_rename_then_delete_a_conversation(page):
     assert page.locator("#conversation-list").get_by_text("Redis failover notes").count() == 0
 
 
-def test_thumbs_down_reaches_the_editors_queue_and_is_resolved(page, browser, server):
+def test_thumbs_down_with_reasons_reaches_the_editors_queue_and_is_resolved_with_a_note(
+    page, browser, server
+):
+    from playwright.sync_api import expect
+
     answer = _ask(page, FAILOVER)
-    answer.locator(".feedback-comment summary").click()
-    answer.locator(".feedback-comment textarea").fill("It skipped the Sentinel step")
-    answer.locator("button[aria-label='Not helpful']").click()
-    status = answer.locator(".feedback-status")
-    status.get_by_text("The editors will review this answer.").wait_for()
-    assert answer.locator("button[aria-label='Not helpful']").get_attribute("aria-pressed") == (
+    feedback = answer.locator(".feedback")
+    assert feedback.locator("input[name=reasons]").count() == 0  # the rating comes first
+    feedback.locator("button[aria-label='Not helpful']").click()
+    status = feedback.locator(".feedback-status")
+    status.get_by_text("Tell them what was wrong, if you like.").wait_for()
+    assert feedback.locator("button[aria-label='Not helpful']").get_attribute("aria-pressed") == (
         "true"
     )
-    _shoot(page, "chat-feedback")
+    # keyboard: focus stays on the pressed thumb across the swap; Tab reaches the chips
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Not helpful"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.value") == "outdated"
+    page.keyboard.press("Space")
+    feedback.get_by_label("Wrong source").check()
+    feedback.get_by_label("Comment for the editors").fill("It skipped the Sentinel step")
+    assert feedback.get_by_label("Outdated").is_checked()
+    page.set_viewport_size(PHONE)  # the chips wrap at phone width: nothing scrolls sideways
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.set_viewport_size(DESKTOP)
+    assert _axe_blocking(page, ".feedback") == []
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # the sticky ask box below
+    _shoot(page, "feedback-reasons")
+    feedback.get_by_role("button", name="Send").click()
+    expect(status).to_have_text("Thanks. The editors will review this answer.")
+    conversation_url = page.url
+    page.reload()  # it stuck
+    stored = page.locator("article.bubble-answer .feedback").last
+    assert stored.get_by_label("Outdated").is_checked()
+    assert stored.get_by_label("Wrong source").is_checked()
+    assert not stored.get_by_label("Unclear").is_checked()
+    dark = _signed_in(
+        browser, server, READER, next_url=conversation_url.split(server)[1], color_scheme="dark"
+    )
+    assert _axe_blocking(dark, ".feedback") == []  # contrast of the chips holds in the dark
 
     editor = _signed_in(browser, server, EDITOR, next_url="/admin/chat/feedback/")
     row = editor.locator("#result_list tbody tr", has_text="It skipped the Sentinel step")
     assert row.count() == 1
     assert FAILOVER[:40] in row.inner_text()
+    assert "Outdated, Wrong source" in row.inner_text()
     _shoot(editor, "admin-feedback-queue")
     row.locator("th a, td a").first.click()
-    editor.get_by_text("Redis", exact=False).first.wait_for()
-    body = editor.locator("#content").inner_text()
-    assert "It skipped the Sentinel step" in body and "cited sources" in body.lower()
-    _shoot(editor, "admin-feedback-detail")
-    editor.go_back()
-    row = editor.locator("#result_list tbody tr", has_text="It skipped the Sentinel step")
-    row.locator("input.action-select").check()
-    editor.select_option("select[name=action]", "mark_resolved")
-    editor.click("button[name=index]")
-    editor.get_by_text("1 feedback item(s) marked resolved.").wait_for()
+    turns = editor.locator("#feedback-conversation")
+    turns.wait_for()
+    text = turns.inner_text()
+    assert FAILOVER in text and turns.locator(".turn-rated").count() == 1
+    assert "It skipped the Sentinel step" in text
+    assert turns.locator(".turn-rated .reason-tags li").all_inner_texts() == [
+        "Outdated",
+        "Wrong source",
+    ]
+    assert turns.locator(".turn-rated .turn-citations li").count() >= 1
+    # the page's own content (Django's header and breadcrumbs are the console's, not its)
+    assert _axe_blocking(editor, "#content") == []
+    editor.get_by_label("Note: what you did about it").fill(
+        "Added the Sentinel step to the failover runbook."
+    )
+    _shoot(editor, "feedback-item")
+    item_path = editor.url.split(server)[1].split("?")[0]
+    editor.locator("#feedback-resolution input[type=submit]").click()
+    editor.get_by_text("Feedback resolved.").wait_for()
+    resolution = editor.locator("#feedback-resolution").inner_text()
+    assert "Resolved by everyday-browser-ed" in resolution
+    assert "Added the Sentinel step to the failover runbook." in resolution
+    dark_editor = _signed_in(browser, server, EDITOR, next_url=item_path, color_scheme="dark")
+    assert _axe_blocking(dark_editor, "#content") == []
+    editor.goto(f"{server}/admin/chat/feedback/")  # the open queue
     assert editor.locator("#result_list tbody tr", has_text="Sentinel").count() == 0
     editor.goto(f"{server}/admin/chat/feedback/documents/")
     assert editor.locator("table tbody tr").count() >= 1
@@ -207,6 +252,7 @@ def test_thumbs_down_reaches_the_editors_queue_and_is_resolved(page, browser, se
     editor.goto(f"{server}/")
     assert "0 open feedback items" in editor.locator("main").inner_text()
     _shoot(editor, "home-editor")
+    assert editor.errors == [] and dark.errors == [] and dark_editor.errors == []
 
 
 def test_search_page_with_a_status_filter(page, server):
