@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -298,10 +299,10 @@ def test_unknown_urls_show_the_branded_404(page, server):
 def test_no_serious_accessibility_violations(page, server):
     _ask(page, FAILOVER)
     page.set_viewport_size(PHONE)
-    # the conversation list sits above the question box on a phone
-    list_top = page.locator("#conversation-list").bounding_box()
-    box_top = page.locator("#question").bounding_box()
-    assert list_top and box_top and list_top["y"] < box_top["y"]
+    assert _axe_blocking(page) == []  # the drawer closed
+    page.click("[data-drawer-open]")
+    assert _axe_blocking(page) == []  # the drawer open
+    page.keyboard.press("Escape")
     page.set_viewport_size(DESKTOP)
     assert _axe_blocking(page) == []
     page.locator("article.bubble-answer a.chip").first.click()
@@ -373,3 +374,142 @@ def test_curation_console_views_for_screenshots(browser, server):
     readers.scroll_into_view_if_needed()
     _shoot(editor, "admin-record-readers")
     assert editor.errors == []
+
+
+# --- everyday use, round 2 (issue 27) -------------------------------------------------------
+
+
+def test_on_a_phone_the_conversation_list_is_a_drawer(page):
+    _ask(page, FAILOVER)
+    page.set_viewport_size(PHONE)
+    sidebar = page.locator("#chat-sidebar")
+    sidebar.wait_for(state="hidden")  # the chat has the screen
+    answer = page.locator("article.bubble-answer").last.bounding_box()
+    assert answer and answer["height"] > 150 and answer["width"] > 300
+    opener = page.locator("[data-drawer-open]")
+    opener.click()
+    sidebar.wait_for(state="visible")
+    assert opener.get_attribute("aria-expanded") == "true"
+    page.wait_for_function(
+        "document.getElementById('chat-sidebar').contains(document.activeElement)"
+    )
+    # every conversation title shows whole: not cut in half
+    cut = page.evaluate(
+        "[...document.querySelectorAll('#conversation-list a')]"
+        ".filter(a => a.getBoundingClientRect().height < 24).length"
+    )
+    assert cut == 0
+    _shoot_phone(page, "chat-drawer")
+    page.keyboard.press("Escape")
+    sidebar.wait_for(state="hidden")
+    assert page.evaluate("document.activeElement.hasAttribute('data-drawer-open')")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def _shoot_phone(page, name: str) -> None:
+    folder = os.environ.get("SCREENSHOTS_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}-phone.png"))
+
+
+def test_a_skip_link_leads_to_the_question_which_comes_before_the_conversation_list(page):
+    page.keyboard.press("Tab")
+    skip = page.evaluate("[document.activeElement.className, document.activeElement.textContent]")
+    assert skip == ["skip-link", "Skip to the question"]
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "question"
+    # without the skip link, the question box still comes before the conversation list
+    page.reload()
+    order = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("document.activeElement.id")
+        if focused in {"question", "conversation-q"}:
+            order.append(focused)
+        if len(order) == 2:
+            break
+    assert order == ["question", "conversation-q"]
+
+
+def test_the_cited_passage_reads_in_dark_mode_and_the_preview_names_its_document(browser, server):
+    dark = _signed_in(browser, server, READER, color_scheme="dark")
+    _ask(dark, FAILOVER)
+    dark.locator("article.bubble-answer a.chip").first.click()
+    dark.wait_for_selector("#preview-body[data-state=ready] #cited-chunk")
+    heading = dark.locator("#preview-heading").inner_text()
+    chip_title = dark.locator("article.bubble-answer a.chip").first.inner_text()
+    assert heading and heading in chip_title
+    assert dark.locator("#preview-header a.preview-open").count() == 1
+    colours = dark.evaluate(
+        "(() => { const s = getComputedStyle(document.querySelector('#cited-chunk p, #cited-chunk li'));"
+        " const b = getComputedStyle(document.getElementById('cited-chunk'));"
+        " return [s.color, b.backgroundColor]; })()"
+    )
+    assert colours == ["rgb(229, 231, 235)", "rgb(59, 49, 18)"], colours  # light on dark amber
+    assert _axe_blocking(dark, "#preview-modal") == []
+    _shoot(dark, "chat-preview-dark")
+    dark.click("#preview-header .preview-open")
+    dark.wait_for_url("**/chat/documents/**")
+    assert dark.locator("h1.preview-title").inner_text() == heading
+    assert dark.locator("#cited-chunk").count() == 1
+    assert _axe_blocking(dark) == []
+    _shoot(dark, "document-page-dark")
+    assert dark.errors == []
+
+
+def test_copy_answer_copies_the_text_and_its_numbered_sources(browser, server):
+    page = _signed_in(browser, server, READER, permissions=["clipboard-read", "clipboard-write"])
+    answer = _ask(page, FAILOVER)
+    answer.locator("[data-copy-answer]").click()
+    page.wait_for_function("document.querySelector('[data-copy-answer]').textContent === 'Copied'")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    text, _, sources = copied.partition("\n\nSources:\n")
+    assert text.strip() == answer.locator(".answer-text").inner_text().strip()
+    first = sources.splitlines()[0]
+    assert first.startswith("1. ") and f"{server}/chat/preview/" in first
+    assert len(sources.splitlines()) == answer.locator(".citations a.chip").count()
+
+
+def test_a_reload_before_the_answer_arrives_finds_the_answer(page):
+    held = []
+
+    def hold(route):  # the server answers, the tab never sees it (as if reloaded meanwhile)
+        url = urlsplit(route.request.url)  # the test's resolver knows 127.0.0.1, not the tenant
+        held.append(
+            route.fetch(
+                url=url._replace(netloc=f"127.0.0.1:{url.port}").geturl(),
+                headers={**route.request.headers, "host": url.netloc},
+            )
+        )
+        route.abort()
+
+    page.route("**/chat/send", hold)
+    page.fill("#question", FAILOVER)
+    page.click("#ask-form button[type=submit]")
+    page.wait_for_function("window.sessionStorage.getItem('groundwork:pending') !== null")
+    for _ in range(600):  # the handler runs while the test waits on the page
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held and held[0].status == 200, "the question reached the server and was answered"
+    page.unroute("**/chat/send")
+    page.reload()
+    page.wait_for_url("**/chat/c/**")
+    answer = page.locator("article.bubble-answer[data-turn-key]")
+    answer.wait_for()
+    assert page.locator(".bubble-user").first.inner_text() == FAILOVER
+    assert page.evaluate("window.sessionStorage.getItem('groundwork:pending')") is None
+
+
+def test_an_expired_session_signs_in_again_and_keeps_the_typed_question(page, server):
+    page.fill("#question", "Where is the on-call rota kept?")
+    page.context.clear_cookies(name="sessionid")
+    page.press("#question", "Enter")
+    page.wait_for_url("**/login/?next=*")
+    assert page.locator("#chat-main").count() == 0  # a full page, not a fragment in the chat
+    page.fill("#id_username", READER[0])
+    page.fill("#id_password", READER[1])
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"{server}/chat/")
+    assert page.input_value("#question") == "Where is the on-call rota kept?"
