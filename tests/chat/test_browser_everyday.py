@@ -232,7 +232,7 @@ def test_thumbs_down_with_reasons_reaches_the_editors_queue_and_is_resolved_with
     ]
     assert turns.locator(".turn-rated .turn-citations li").count() >= 1
     # the page's own content (Django's header and breadcrumbs are the console's, not its)
-    assert _axe_blocking(editor, "#content") == []
+    assert _axe_blocking(editor) == []
     editor.get_by_label("Note: what you did about it").fill(
         "Added the Sentinel step to the failover runbook."
     )
@@ -244,7 +244,7 @@ def test_thumbs_down_with_reasons_reaches_the_editors_queue_and_is_resolved_with
     assert "Resolved by everyday-browser-ed" in resolution
     assert "Added the Sentinel step to the failover runbook." in resolution
     dark_editor = _signed_in(browser, server, EDITOR, next_url=item_path, color_scheme="dark")
-    assert _axe_blocking(dark_editor, "#content") == []
+    assert _axe_blocking(dark_editor) == []
     editor.goto(f"{server}/admin/chat/feedback/")  # the open queue
     assert editor.locator("#result_list tbody tr", has_text="Sentinel").count() == 0
     editor.goto(f"{server}/admin/chat/feedback/documents/")
@@ -500,6 +500,7 @@ def test_a_reload_before_the_answer_arrives_finds_the_answer(page):
     answer.wait_for()
     assert page.locator(".bubble-user").first.inner_text() == FAILOVER
     assert page.evaluate("window.sessionStorage.getItem('groundwork:pending')") is None
+    _shoot(page, "chat-reloaded")
 
 
 def test_an_expired_session_signs_in_again_and_keeps_the_typed_question(page, server):
@@ -508,8 +509,23 @@ def test_an_expired_session_signs_in_again_and_keeps_the_typed_question(page, se
     page.press("#question", "Enter")
     page.wait_for_url("**/login/?next=*")
     assert page.locator("#chat-main").count() == 0  # a full page, not a fragment in the chat
+    _shoot(page, "sign-in-again")
     page.fill("#id_username", READER[0])
     page.fill("#id_password", READER[1])
     page.click("form button[type=submit]")
     page.wait_for_url(f"{server}/chat/")
     assert page.input_value("#question") == "Where is the on-call rota kept?"
+    _shoot(page, "chat-draft-kept")
+
+
+def test_a_refusal_offers_the_closest_documents(page):
+    answer = _ask(page, "What colour is the office piano in Lisbon?")
+    assert answer.get_attribute("data-refusal-reason")
+    closest = answer.locator(".closest-documents a[data-preview-url]")
+    assert closest.count() >= 1
+    closest.first.click()
+    page.wait_for_selector("#preview-body[data-state=ready]")
+    assert page.locator("#preview-heading").inner_text() == closest.first.inner_text()
+    page.keyboard.press("Escape")
+    assert _axe_blocking(page) == []
+    _shoot(page, "chat-refusal-closest")
