@@ -186,3 +186,19 @@ def _fresh_cache(_cache_table: None, django_db_blocker) -> None:
                 cursor.execute(f"DELETE FROM public.{table}")
         finally:
             own.close()
+
+
+@pytest.fixture
+def browser(server, settings) -> Iterator[Any]:
+    """Headless Chromium for a browser test module, after its module-scoped `server` fixture
+    (the live server, which skips the module when Chromium is missing) and with the settings a
+    served page needs (tests.live.serve_for_browser)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.live import launch_chromium, serve_for_browser
+
+    serve_for_browser(settings)
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()

@@ -1,6 +1,7 @@
 """Shared plumbing of the live-server tests: a threaded server on a free loopback port, real
 server processes (gunicorn, uvicorn) on the test database, and Debian's Chromium driven by
-Playwright (never a downloaded browser)."""
+Playwright (never a downloaded browser), and what the browser tests share: a signed-in page,
+an axe-core scan and screenshots."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ CHROMIUM_ARGS = [
     # tenant hosts are *.localhost names: resolve them to the loopback server
     "--host-resolver-rules=MAP *.localhost 127.0.0.1",
 ]
+DESKTOP = {"width": 1200, "height": 900}
+PHONE = {"width": 390, "height": 844}
+BLOCKING_IMPACTS = {"serious", "critical"}  # the axe-core impacts a page may not have
 
 
 @contextmanager
@@ -130,3 +134,65 @@ def serve_for_browser(settings: Any) -> None:
         "django.contrib.auth.hashers.PBKDF2PasswordHasher",
         *settings.PASSWORD_HASHERS,
     ]
+
+
+def signed_in_page(
+    browser: Any,
+    server: str,
+    who: tuple[str, str],
+    next_url: str = "/",
+    *,
+    viewport: dict[str, int] = DESKTOP,
+    timeout: float = 60_000,
+    wait_url: str | None = None,
+    **context: Any,
+) -> Any:
+    """A page in a new browser context (`viewport`, then any other context options), signed in
+    as `who` (username, password) through the login form and on `next_url` (waits for
+    `wait_url`, by default `**<next_url>*`). Its uncaught JavaScript errors collect in
+    `page.errors`."""
+    page = browser.new_context(viewport=viewport, **context).new_page()
+    page.set_default_timeout(timeout)
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(f"{server}/login/?next={next_url}")
+    page.fill("#id_username", who[0])
+    page.fill("#id_password", who[1])
+    page.click("form button[type=submit]")
+    page.wait_for_url(wait_url or f"**{next_url}*")
+    return page
+
+
+def axe_blocking(page: Any, context: Any = None) -> list[str]:
+    """Serious and critical axe-core violations on the page (or in `context`, a selector)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page, context=context).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
+        for v in violations
+        if v.get("impact") in BLOCKING_IMPACTS
+    ]
+
+
+def screenshot(
+    page: Any, name: str, *, full_page: bool = True, env: str = "SCREENSHOTS_DIR"
+) -> None:
+    """A screenshot of the current view as `<name>.png` in the folder the environment variable
+    `env` names; nothing when it is not set."""
+    folder = os.environ.get(env)
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=full_page)
+
+
+def shoot(page: Any, name: str) -> None:
+    """Desktop and phone screenshots of the current view (`<name>-desktop.png`,
+    `<name>-phone.png`, full page), when SCREENSHOTS_DIR is set; the viewport is restored."""
+    if not os.environ.get("SCREENSHOTS_DIR"):
+        return
+    size = page.viewport_size
+    for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(viewport)
+        screenshot(page, f"{name}-{label}")
+    page.set_viewport_size(size)

@@ -1,10 +1,13 @@
-"""Chat fixtures: the demo handbook committed per test module, and a recording fake provider."""
+"""Chat fixtures: the demo handbook committed per test module, a recording fake provider and a
+fake OpenAI-compatible server."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -14,6 +17,7 @@ from chat.providers import ProviderAnswer, ProviderError, register_provider
 from kb.demo import DEMO_CORPUS_DIR
 from kb.models import Document
 from portal.access.models import Project
+from tests.chat.test_openai_provider import FakeOpenAI
 from tests.conftest import TenantInfo
 
 HANDBOOK_KEY = "chat-handbook"  # unique to these tests: the data outlives each test transaction
@@ -122,3 +126,27 @@ def recording_provider(settings) -> RecordingProvider:
     register_provider("recording", lambda: provider)
     settings.CHAT = {**settings.CHAT, "PROVIDER": "recording"}
     return provider
+
+
+@pytest.fixture
+def openai_fake(settings) -> Iterator[ThreadingHTTPServer]:
+    """The chat answers through a streaming OpenAI-compatible provider, a local fake server
+    (the test sets its `mode` and reads the `requests` it saw)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    server.daemon_threads = True
+    server.mode = "ok"  # type: ignore[attr-defined]
+    server.requests = []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = str(server.server_address[0]), server.server_address[1]
+    settings.CHAT = {
+        **settings.CHAT,
+        "PROVIDER": "openai",
+        "BASE_URL": f"http://{host}:{port}/v1",
+        "MODEL": "fake-model",
+        "TIMEOUT": 5.0,
+        "STREAMING": True,
+    }
+    settings.KB = {**settings.KB, "MIN_SIMILARITY": 0.2}  # hash embedder; see test_chat_api
+    yield server
+    server.shutdown()
+    server.server_close()

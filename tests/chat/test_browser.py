@@ -7,16 +7,14 @@ Django's own LiveServerThread serves the app instead, on data committed by sessi
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from portal.access.models import Project
 from tests.chat.conftest import REAL_HANDBOOK_KEY, project_remove
 from tests.conftest import make_user
-from tests.live import launch_chromium, live_server, require_chromium, serve_for_browser
+from tests.live import live_server, require_chromium, screenshot, signed_in_page
 
 # django_db: so the test database is set up even when only these tests run; the served data
 # is committed by the module fixture, outside any test transaction.
@@ -95,32 +93,14 @@ def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterato
 
 
 @pytest.fixture
-def page(server, settings):
-    from playwright.sync_api import sync_playwright
-
-    serve_for_browser(settings)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{server}/login/?next=/chat/")
-        page.fill("#id_username", USERNAME)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url("**/chat/")
-        yield page
-        browser.close()
-        assert errors == [], errors  # no JavaScript error on the page (CSP included)
+def page(browser, server):
+    page = signed_in_page(browser, server, (USERNAME, PASSWORD), "/chat/", wait_url="**/chat/")
+    yield page
+    assert page.errors == [], page.errors  # no JavaScript error on the page (CSP included)
 
 
 def _shoot(page, name: str) -> None:
-    folder = os.environ.get("CHAT_SCREENSHOTS_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"chat-{name}.png"), full_page=True)
+    screenshot(page, f"chat-{name}", env="CHAT_SCREENSHOTS_DIR")
 
 
 def _ask(page, question: str) -> None:

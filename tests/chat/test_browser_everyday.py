@@ -8,9 +8,7 @@ Served like tests/chat/test_browser.py: Django's LiveServerThread on committed m
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,16 +16,22 @@ import pytest
 
 from tests.chat.conftest import REAL_HANDBOOK_KEY
 from tests.conftest import make_user
-from tests.live import launch_chromium, live_server, require_chromium, serve_for_browser
+from tests.live import (
+    DESKTOP,
+    PHONE,
+    axe_blocking,
+    live_server,
+    require_chromium,
+    screenshot,
+    shoot,
+    signed_in_page,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
 READER = ("everyday-browser", "everyday-pw-123")
 EDITOR = ("everyday-browser-ed", "everyday-pw-456")
 FAILOVER = "How do I fail over the Redis cluster when a primary is down?"
-DESKTOP = {"width": 1200, "height": 900}
-PHONE = {"width": 390, "height": 844}
-BLOCKING_IMPACTS = {"serious", "critical"}
 
 
 @pytest.fixture(scope="module")
@@ -56,47 +60,10 @@ def server(tenants, django_db_blocker, real_handbook, local_embedder) -> Iterato
 
 
 @pytest.fixture
-def browser(server, settings) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    serve_for_browser(settings)
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
-def _signed_in(browser, server: str, who: tuple[str, str], next_url: str = "/chat/", **context):
-    page = browser.new_context(viewport=DESKTOP, **context).new_page()
-    page.set_default_timeout(60_000)
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(f"{server}/login/?next={next_url}")
-    page.fill("#id_username", who[0])
-    page.fill("#id_password", who[1])
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"**{next_url}*")
-    return page
-
-
-@pytest.fixture
 def page(browser, server):
-    page = _signed_in(browser, server, READER)
+    page = signed_in_page(browser, server, READER, "/chat/")
     yield page
     assert page.errors == [], page.errors
-
-
-def _shoot(page, name: str) -> None:
-    """Desktop and phone screenshots of the current view, when SCREENSHOTS_DIR is set."""
-    folder = os.environ.get("SCREENSHOTS_DIR")
-    if not folder:
-        return
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    size = page.viewport_size
-    for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
-        page.set_viewport_size(viewport)
-        page.screenshot(path=str(Path(folder) / f"{name}-{label}.png"), full_page=True)
-    page.set_viewport_size(size)
 
 
 def _ask(page, question: str, *, press_enter: bool = False) -> Any:
@@ -109,19 +76,6 @@ def _ask(page, question: str, *, press_enter: bool = False) -> Any:
     answer = page.locator("article.bubble-answer").nth(before)
     answer.wait_for()
     return answer
-
-
-def _axe_blocking(page, context: Any = None) -> list[str]:
-    """Serious and critical axe-core violations on the page (or in `context`)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    results = Axe().run(page, context=context)
-    violations = results.response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
-        for v in violations
-        if v.get("impact") in BLOCKING_IMPACTS
-    ]
 
 
 def test_enter_sends_and_shift_enter_adds_a_line(page):
@@ -137,7 +91,7 @@ def test_enter_sends_and_shift_enter_adds_a_line(page):
     answer = _ask(page, FAILOVER, press_enter=True)
     assert answer.locator("a.chip").count() >= 1
     assert "/chat/c/" in page.url
-    _shoot(page, "chat-answer")
+    shoot(page, "chat-answer")
 
 
 def test_over_the_limit_the_counter_warns_and_nothing_is_sent(page, settings):
@@ -149,7 +103,7 @@ def test_over_the_limit_the_counter_warns_and_nothing_is_sent(page, settings):
     page.press("#question", "Enter")
     page.wait_for_timeout(500)
     assert page.locator("article.bubble-answer").count() == 0
-    _shoot(page, "chat-over-limit")
+    shoot(page, "chat-over-limit")
 
 
 def test_rename_then_delete_a_conversation(page):
@@ -162,7 +116,7 @@ def test_rename_then_delete_a_conversation(page):
     assert page.locator("#conversation-header .conversation-title").inner_text() == (
         "Redis failover notes"
     )
-    _shoot(page, "chat-rename")
+    shoot(page, "chat-rename")
     page.reload()  # it stuck
     assert page.locator("#conversation-list").get_by_text("Redis failover notes").count() == 1
 
@@ -198,9 +152,9 @@ def test_thumbs_down_with_reasons_reaches_the_editors_queue_and_is_resolved_with
     page.set_viewport_size(PHONE)  # the chips wrap at phone width: nothing scrolls sideways
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.set_viewport_size(DESKTOP)
-    assert _axe_blocking(page, ".feedback") == []
+    assert axe_blocking(page, ".feedback") == []
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # the sticky ask box below
-    _shoot(page, "feedback-reasons")
+    shoot(page, "feedback-reasons")
     feedback.get_by_role("button", name="Send").click()
     expect(status).to_have_text("Thanks. The editors will review this answer.")
     conversation_url = page.url
@@ -209,17 +163,17 @@ def test_thumbs_down_with_reasons_reaches_the_editors_queue_and_is_resolved_with
     assert stored.get_by_label("Outdated").is_checked()
     assert stored.get_by_label("Wrong source").is_checked()
     assert not stored.get_by_label("Unclear").is_checked()
-    dark = _signed_in(
+    dark = signed_in_page(
         browser, server, READER, next_url=conversation_url.split(server)[1], color_scheme="dark"
     )
-    assert _axe_blocking(dark, ".feedback") == []  # contrast of the chips holds in the dark
+    assert axe_blocking(dark, ".feedback") == []  # contrast of the chips holds in the dark
 
-    editor = _signed_in(browser, server, EDITOR, next_url="/admin/chat/feedback/")
+    editor = signed_in_page(browser, server, EDITOR, next_url="/admin/chat/feedback/")
     row = editor.locator("#result_list tbody tr", has_text="It skipped the Sentinel step")
     assert row.count() == 1
     assert FAILOVER[:40] in row.inner_text()
     assert "Outdated, Wrong source" in row.inner_text()
-    _shoot(editor, "admin-feedback-queue")
+    shoot(editor, "admin-feedback-queue")
     row.locator("th a, td a").first.click()
     turns = editor.locator("#feedback-conversation")
     turns.wait_for()
@@ -232,27 +186,27 @@ def test_thumbs_down_with_reasons_reaches_the_editors_queue_and_is_resolved_with
     ]
     assert turns.locator(".turn-rated .turn-citations li").count() >= 1
     # the page's own content (Django's header and breadcrumbs are the console's, not its)
-    assert _axe_blocking(editor) == []
+    assert axe_blocking(editor) == []
     editor.get_by_label("Note: what you did about it").fill(
         "Added the Sentinel step to the failover runbook."
     )
-    _shoot(editor, "feedback-item")
+    shoot(editor, "feedback-item")
     item_path = editor.url.split(server)[1].split("?")[0]
     editor.locator("#feedback-resolution input[type=submit]").click()
     editor.get_by_text("Feedback resolved.").wait_for()
     resolution = editor.locator("#feedback-resolution").inner_text()
     assert "Resolved by everyday-browser-ed" in resolution
     assert "Added the Sentinel step to the failover runbook." in resolution
-    dark_editor = _signed_in(browser, server, EDITOR, next_url=item_path, color_scheme="dark")
-    assert _axe_blocking(dark_editor) == []
+    dark_editor = signed_in_page(browser, server, EDITOR, next_url=item_path, color_scheme="dark")
+    assert axe_blocking(dark_editor) == []
     editor.goto(f"{server}/admin/chat/feedback/")  # the open queue
     assert editor.locator("#result_list tbody tr", has_text="Sentinel").count() == 0
     editor.goto(f"{server}/admin/chat/feedback/documents/")
     assert editor.locator("table tbody tr").count() >= 1
-    _shoot(editor, "admin-feedback-documents")
+    shoot(editor, "admin-feedback-documents")
     editor.goto(f"{server}/")
     assert "0 open feedback items" in editor.locator("main").inner_text()
-    _shoot(editor, "home-editor")
+    shoot(editor, "home-editor")
     assert editor.errors == [] and dark.errors == [] and dark_editor.errors == []
 
 
@@ -271,21 +225,21 @@ def test_search_page_with_a_status_filter(page, server):
     assert badges and all("superseded" in text for text in badges)
     assert len(badges) < everything
     assert page.locator("#search-results mark").count() >= 1
-    _shoot(page, "search")
+    shoot(page, "search")
 
 
 def test_dark_mode_follows_the_system_setting(browser, server):
     for path in ("/", "/chat/", "/search/"):
-        dark = _signed_in(browser, server, READER, next_url=path, color_scheme="dark")
+        dark = signed_in_page(browser, server, READER, next_url=path, color_scheme="dark")
         background = dark.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(15, 20, 28)", (path, background)
         assert dark.errors == []
-        assert _axe_blocking(dark) == [], path  # contrast holds in the dark theme too
-    light = _signed_in(browser, server, READER, next_url="/chat/", color_scheme="light")
+        assert axe_blocking(dark) == [], path  # contrast holds in the dark theme too
+    light = signed_in_page(browser, server, READER, next_url="/chat/", color_scheme="light")
     assert light.evaluate("getComputedStyle(document.body).backgroundColor") == (
         "rgb(246, 247, 249)"
     )
-    _shoot(dark, "search-dark")
+    shoot(dark, "search-dark")
 
 
 def test_unknown_urls_show_the_branded_404(page, server):
@@ -293,30 +247,30 @@ def test_unknown_urls_show_the_branded_404(page, server):
     assert response is not None and response.status == 404
     assert page.locator("h1").inner_text() == "Page not found"
     assert page.locator("a[href='/search/']").count() >= 1
-    _shoot(page, "not-found")
+    shoot(page, "not-found")
 
 
 def test_no_serious_accessibility_violations(page, server):
     _ask(page, FAILOVER)
     page.set_viewport_size(PHONE)
-    assert _axe_blocking(page) == []  # the drawer closed
+    assert axe_blocking(page) == []  # the drawer closed
     page.click("[data-drawer-open]")
-    assert _axe_blocking(page) == []  # the drawer open
+    assert axe_blocking(page) == []  # the drawer open
     page.keyboard.press("Escape")
     page.set_viewport_size(DESKTOP)
-    assert _axe_blocking(page) == []
+    assert axe_blocking(page) == []
     page.locator("article.bubble-answer a.chip").first.click()
     page.wait_for_selector("#preview-body[data-state=ready]")
     close = page.locator("[data-close-modal]").bounding_box()
     assert close and close["width"] >= 24 and close["height"] >= 24
-    assert _axe_blocking(page, "#preview-modal") == []
-    _shoot(page, "chat-modal")
+    assert axe_blocking(page, "#preview-modal") == []
+    shoot(page, "chat-modal")
     page.click("[data-close-modal]")
     for path in ("/search/?q=redis+failover", "/"):
         page.goto(f"{server}{path}")
         assert page.locator("h1").count() == 1
-        assert _axe_blocking(page) == [], path
-    _shoot(page, "home")
+        assert axe_blocking(page) == [], path
+    shoot(page, "home")
 
 
 def test_stop_ends_a_streaming_answer(page, settings):
@@ -348,7 +302,7 @@ def test_stop_ends_a_streaming_answer(page, settings):
         page.locator(".bubble-streaming .stopped-note").wait_for()
         assert not stop.is_visible()
         assert page.locator("#ask-form button[type=submit]").is_enabled()
-        _shoot(page, "chat-stopped")
+        shoot(page, "chat-stopped")
     finally:
         fake.shutdown()
         fake.server_close()
@@ -356,23 +310,23 @@ def test_stop_ends_a_streaming_answer(page, settings):
 
 def test_curation_console_views_for_screenshots(browser, server):
     """The new console views render for an editor: record readers, review due, bulk confirm."""
-    editor = _signed_in(browser, server, EDITOR, next_url="/admin/canonical/canonicalrecord/")
+    editor = signed_in_page(browser, server, EDITOR, next_url="/admin/canonical/canonicalrecord/")
     editor.goto(f"{server}/admin/canonical/canonicalrecord/?review=due")
     assert "not reviewed for" in editor.locator("#changelist-filter").inner_text()
-    _shoot(editor, "admin-review-due")
+    shoot(editor, "admin-review-due")
     editor.goto(f"{server}/admin/canonical/canonicalrecord/?q=redis")
     editor.locator("#result_list tbody tr").first.locator("input.action-select").check()
     editor.select_option("select[name=action]", "deprecate_records")
     editor.click("button[name=index]")
     editor.locator("#bulk-confirm-form textarea[name=reason]").wait_for()
     assert "Deprecate 1 record(s)?" in editor.locator("#content").inner_text()
-    _shoot(editor, "admin-bulk-confirm")
+    shoot(editor, "admin-bulk-confirm")
     editor.click("#bulk-confirm-form .cancel-link")  # nothing is changed
     editor.locator("#result_list tbody tr th a").first.click()
     readers = editor.locator("#record-readers")
     assert "everyday-browser" in readers.inner_text()
     readers.scroll_into_view_if_needed()
-    _shoot(editor, "admin-record-readers")
+    shoot(editor, "admin-record-readers")
     assert editor.errors == []
 
 
@@ -399,18 +353,11 @@ def test_on_a_phone_the_conversation_list_is_a_drawer(page):
         ".filter(a => a.getBoundingClientRect().height < 24).length"
     )
     assert cut == 0
-    _shoot_phone(page, "chat-drawer")
+    screenshot(page, "chat-drawer-phone", full_page=False)
     page.keyboard.press("Escape")
     sidebar.wait_for(state="hidden")
     assert page.evaluate("document.activeElement.hasAttribute('data-drawer-open')")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-
-
-def _shoot_phone(page, name: str) -> None:
-    folder = os.environ.get("SCREENSHOTS_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}-phone.png"))
 
 
 def test_a_skip_link_leads_to_the_question_which_comes_before_the_conversation_list(page):
@@ -433,7 +380,7 @@ def test_a_skip_link_leads_to_the_question_which_comes_before_the_conversation_l
 
 
 def test_the_cited_passage_reads_in_dark_mode_and_the_preview_names_its_document(browser, server):
-    dark = _signed_in(browser, server, READER, color_scheme="dark")
+    dark = signed_in_page(browser, server, READER, "/chat/", color_scheme="dark")
     _ask(dark, FAILOVER)
     dark.locator("article.bubble-answer a.chip").first.click()
     dark.wait_for_selector("#preview-body[data-state=ready] #cited-chunk")
@@ -447,19 +394,21 @@ def test_the_cited_passage_reads_in_dark_mode_and_the_preview_names_its_document
         " return [s.color, b.backgroundColor]; })()"
     )
     assert colours == ["rgb(229, 231, 235)", "rgb(59, 49, 18)"], colours  # light on dark amber
-    assert _axe_blocking(dark, "#preview-modal") == []
-    _shoot(dark, "chat-preview-dark")
+    assert axe_blocking(dark, "#preview-modal") == []
+    shoot(dark, "chat-preview-dark")
     dark.click("#preview-header .preview-open")
     dark.wait_for_url("**/chat/documents/**")
     assert dark.locator("h1.preview-title").inner_text() == heading
     assert dark.locator("#cited-chunk").count() == 1
-    assert _axe_blocking(dark) == []
-    _shoot(dark, "document-page-dark")
+    assert axe_blocking(dark) == []
+    shoot(dark, "document-page-dark")
     assert dark.errors == []
 
 
 def test_copy_answer_copies_the_text_and_its_numbered_sources(browser, server):
-    page = _signed_in(browser, server, READER, permissions=["clipboard-read", "clipboard-write"])
+    page = signed_in_page(
+        browser, server, READER, "/chat/", permissions=["clipboard-read", "clipboard-write"]
+    )
     answer = _ask(page, FAILOVER)
     answer.locator("[data-copy-answer]").click()
     page.wait_for_function("document.querySelector('[data-copy-answer]').textContent === 'Copied'")
@@ -500,7 +449,7 @@ def test_a_reload_before_the_answer_arrives_finds_the_answer(page):
     answer.wait_for()
     assert page.locator(".bubble-user").first.inner_text() == FAILOVER
     assert page.evaluate("window.sessionStorage.getItem('groundwork:pending')") is None
-    _shoot(page, "chat-reloaded")
+    shoot(page, "chat-reloaded")
 
 
 def test_an_expired_session_signs_in_again_and_keeps_the_typed_question(page, server):
@@ -509,13 +458,13 @@ def test_an_expired_session_signs_in_again_and_keeps_the_typed_question(page, se
     page.press("#question", "Enter")
     page.wait_for_url("**/login/?next=*")
     assert page.locator("#chat-main").count() == 0  # a full page, not a fragment in the chat
-    _shoot(page, "sign-in-again")
+    shoot(page, "sign-in-again")
     page.fill("#id_username", READER[0])
     page.fill("#id_password", READER[1])
     page.click("form button[type=submit]")
     page.wait_for_url(f"{server}/chat/")
     assert page.input_value("#question") == "Where is the on-call rota kept?"
-    _shoot(page, "chat-draft-kept")
+    shoot(page, "chat-draft-kept")
 
 
 def test_a_refusal_offers_the_closest_documents(page):
@@ -527,5 +476,5 @@ def test_a_refusal_offers_the_closest_documents(page):
     page.wait_for_selector("#preview-body[data-state=ready]")
     assert page.locator("#preview-heading").inner_text() == closest.first.inner_text()
     page.keyboard.press("Escape")
-    assert _axe_blocking(page) == []
-    _shoot(page, "chat-refusal-closest")
+    assert axe_blocking(page) == []
+    shoot(page, "chat-refusal-closest")

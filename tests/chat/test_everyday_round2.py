@@ -6,8 +6,6 @@ document page, a refusal that offers the closest documents and who curates them.
 from __future__ import annotations
 
 import re
-import threading
-from http.server import ThreadingHTTPServer
 
 import pytest
 from django.core.signals import request_finished
@@ -22,7 +20,6 @@ from kb.markup import to_plain_text, to_prose
 from kb.models import Edge, EdgeType
 from tests.chat.conftest import HANDBOOK_KEY
 from tests.chat.helpers import make_document
-from tests.chat.test_openai_provider import FakeOpenAI
 from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
@@ -111,29 +108,7 @@ def test_a_malformed_turn_key_is_refused_with_a_clear_error(alpha, reader, answe
     assert not Conversation.objects.filter(user=reader).exists()
 
 
-@pytest.fixture
-def streaming(settings):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    server.daemon_threads = True
-    server.mode = "ok"
-    server.requests = []
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = str(server.server_address[0]), server.server_address[1]
-    settings.CHAT = {
-        **settings.CHAT,
-        "PROVIDER": "openai",
-        "BASE_URL": f"http://{host}:{port}/v1",
-        "MODEL": "fake-model",
-        "TIMEOUT": 5.0,
-        "STREAMING": True,
-    }
-    settings.KB = {**settings.KB, "MIN_SIMILARITY": 0.2}
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def test_a_stream_the_reader_leaves_mid_answer_is_still_stored(alpha, reader, streaming, rf):
+def test_a_stream_the_reader_leaves_mid_answer_is_still_stored(alpha, reader, openai_fake, rf):
     from chat.views import chat_stream
 
     request = rf.post(

@@ -4,42 +4,16 @@
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 
 import pytest
 
 from chat.models import Conversation, Message
 from tests.chat.conftest import HANDBOOK_KEY
-from tests.chat.test_openai_provider import FakeOpenAI
 from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
 
 FAILOVER = "How do I fail over the Redis cluster when a primary is down?"
-
-
-@pytest.fixture
-def openai_fake(settings) -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    server.daemon_threads = True
-    server.mode = "ok"  # type: ignore[attr-defined]
-    server.requests = []  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = str(server.server_address[0]), server.server_address[1]
-    settings.CHAT = {
-        **settings.CHAT,
-        "PROVIDER": "openai",
-        "BASE_URL": f"http://{host}:{port}/v1",
-        "MODEL": "fake-model",
-        "TIMEOUT": 5.0,
-        "STREAMING": True,
-    }
-    settings.KB = {**settings.KB, "MIN_SIMILARITY": 0.2}  # hash embedder; see test_chat_api
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture

@@ -9,9 +9,7 @@ Served like tests/chat/test_browser_everyday.py: Django's LiveServerThread on co
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,15 +17,19 @@ import pytest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user
-from tests.live import launch_chromium, live_server, require_chromium, serve_for_browser
+from tests.live import (
+    PHONE,
+    axe_blocking,
+    live_server,
+    require_chromium,
+    screenshot,
+    signed_in_page,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 PROJECT_KEY = "docs-everyday"
 EDITOR = ("docs-everyday-ed", "docs-everyday-pw-1")
-DESKTOP = {"width": 1200, "height": 900}
-PHONE = {"width": 390, "height": 844}
-BLOCKING_IMPACTS = {"serious", "critical"}
 # (path, content, last change): titles and paths long enough to test the phone layout
 DOCUMENTS = [
     (
@@ -84,47 +86,9 @@ def server(tenants, django_db_blocker) -> Iterator[str]:
                     project_remove(PROJECT_KEY)
 
 
-@pytest.fixture
-def browser(server, settings) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    serve_for_browser(settings)
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
 def _signed_in(browser, server: str, next_url: str, **context: Any) -> Any:
-    page = browser.new_context(**{"viewport": DESKTOP, **context}).new_page()
-    page.set_default_timeout(30_000)
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(f"{server}/login/?next={next_url}")
-    page.fill("#id_username", EDITOR[0])
-    page.fill("#id_password", EDITOR[1])
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"**{next_url}*")
-    return page
-
-
-def _shoot(page, name: str) -> None:
-    folder = os.environ.get("SCREENSHOTS_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
-
-
-def _axe_blocking(page) -> list[str]:
-    """Serious and critical axe-core violations on the page."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    violations = Axe().run(page).response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
-        for v in violations
-        if v.get("impact") in BLOCKING_IMPACTS
-    ]
+    """The editor's page on `next_url` (this module waits 30 s at most)."""
+    return signed_in_page(browser, server, EDITOR, next_url, timeout=30_000, **context)
 
 
 def _titles(page) -> list[str]:
@@ -197,9 +161,9 @@ def test_the_upload_button_chooses_files_and_never_sends_nothing(browser, server
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_documents_fit_a_phone_and_pass_axe(browser, server, scheme):
     page = _signed_in(browser, server, f"/documents/{PROJECT_KEY}/", color_scheme=scheme)
-    assert _axe_blocking(page) == []
+    assert axe_blocking(page) == []
     if scheme == "light":
-        _shoot(page, "documents-desktop")
+        screenshot(page, "documents-desktop")
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(200)
     _no_sideways_scroll(page)
@@ -212,9 +176,9 @@ def test_documents_fit_a_phone_and_pass_axe(browser, server, scheme):
     label = updated.evaluate("(td) => getComputedStyle(td, '::before').content")
     assert "Updated" in label  # a card says what each fact is
     assert page.locator("table.documents th a", has_text="Title").is_visible()
-    assert _axe_blocking(page) == []
+    assert axe_blocking(page) == []
     if scheme == "light":
-        _shoot(page, "documents-phone")
+        screenshot(page, "documents-phone")
     assert page.errors == []
 
 
@@ -225,7 +189,7 @@ def test_search_filters_fold_away_on_a_phone_and_open_when_set(browser, server):
     assert not page.locator("#id_date_from").is_visible()
     assert page.locator("#id_q").is_visible()
     _no_sideways_scroll(page)
-    _shoot(page, "search-filters-phone")
+    screenshot(page, "search-filters-phone")
     page.locator("details.search-filters summary").click()
     assert page.locator("#id_date_from").is_visible()
 
@@ -258,8 +222,8 @@ def test_an_inverted_date_range_is_said_not_ignored(browser, server):
 def test_the_search_page_passes_axe(browser, server, scheme):
     page = _signed_in(browser, server, "/search/", color_scheme=scheme)
     page.goto(f"{server}/search/?q=cache&date_from=2025-02-01&date_to=2025-01-01")
-    assert _axe_blocking(page) == []
+    assert axe_blocking(page) == []
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(200)
-    assert _axe_blocking(page) == []
+    assert axe_blocking(page) == []
     assert page.errors == []

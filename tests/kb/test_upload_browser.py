@@ -4,7 +4,6 @@ question only the PDF answers and gets a citation whose preview shows the right 
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user
-from tests.live import launch_chromium, live_server, require_chromium, serve_for_browser
+from tests.live import live_server, require_chromium, screenshot, signed_in_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
@@ -84,32 +83,21 @@ def server(tenants, django_db_blocker) -> Iterator[str]:
 
 
 @pytest.fixture
-def page(server, settings):
-    from playwright.sync_api import sync_playwright
-
-    serve_for_browser(settings)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(120_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{server}/login/?next=/documents/")
-        page.fill("#id_username", USERNAME)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"**/documents/{PROJECT_KEY}/")
-        yield page
-        browser.close()
-        assert errors == [], errors
+def page(browser, server):
+    page = signed_in_page(
+        browser,
+        server,
+        (USERNAME, PASSWORD),
+        "/documents/",
+        timeout=120_000,
+        wait_url=f"**/documents/{PROJECT_KEY}/",
+    )
+    yield page
+    assert page.errors == [], page.errors
 
 
 def _shoot(page, name: str) -> None:
-    folder = os.environ.get("CHAT_SCREENSHOTS_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"documents-{name}.png"), full_page=True)
+    screenshot(page, f"documents-{name}", env="CHAT_SCREENSHOTS_DIR")
 
 
 def test_upload_three_formats_watch_them_finish_then_ask_and_see_the_page(page, tmp_path):

@@ -7,24 +7,27 @@ Served like tests/chat/test_browser_everyday.py: Django's LiveServerThread on co
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
 
 from tests.conftest import make_user
-from tests.live import launch_chromium, live_server, require_chromium
+from tests.live import (
+    DESKTOP,
+    PHONE,
+    axe_blocking,
+    live_server,
+    require_chromium,
+    screenshot,
+    signed_in_page,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
 WHO = ("keys-browser", "keys-browser-pw-1")
-DESKTOP = {"width": 1200, "height": 900}
-PHONE = {"width": 390, "height": 844}
-BLOCKING_IMPACTS = {"serious", "critical"}
 SECRET = re.compile(r"^gwk_[A-Za-z0-9_-]{40,}$")
 
 
@@ -45,53 +48,19 @@ def server(tenants, django_db_blocker) -> Iterator[tuple[str, str, int]]:
                     get_user_model().objects.filter(username=WHO[0]).delete()  # keys cascade
 
 
-@pytest.fixture
-def browser(server, settings) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    # the module fixture stored the password with the default hasher (before the tests' MD5)
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        *settings.PASSWORD_HASHERS,
-    ]
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
 def _signed_in(browser: Any, base: str, viewport: dict[str, int]) -> Any:
-    context = browser.new_context(viewport=viewport)
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(f"{base}/login/?next=/account/tokens/")
-    page.fill("#id_username", WHO[0])
-    page.fill("#id_password", WHO[1])
-    page.click("form button[type=submit]")
-    page.wait_for_url("**/account/tokens/")
+    page = signed_in_page(
+        browser,
+        base,
+        WHO,
+        "/account/tokens/",
+        viewport=viewport,
+        timeout=30_000,
+        wait_url="**/account/tokens/",
+    )
+    # the Copy button writes the secret to the clipboard, which the test reads back
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
     return page
-
-
-def _axe_blocking(page: Any) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe
-
-    violations = Axe().run(page).response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
-        for v in violations
-        if v.get("impact") in BLOCKING_IMPACTS
-    ]
-
-
-def _shoot(page: Any, name: str) -> None:
-    folder = os.environ.get("SCREENSHOTS_DIR")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        label = "phone" if page.viewport_size["width"] < 600 else "desktop"
-        page.screenshot(path=str(Path(folder) / f"{name}-{label}.png"), full_page=True)
 
 
 def _use(server: tuple[str, str, int], secret: str) -> int:
@@ -137,8 +106,8 @@ def test_create_see_once_list_use_and_revoke_a_key(browser, server, viewport):
     assert "never" in row.locator("[data-label='Last used']").inner_text()
     # the page fits the screen: nothing to scroll sideways
     assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
-    _shoot(page, "api-keys")
-    assert _axe_blocking(page) == []
+    screenshot(page, "api-keys-phone" if viewport == PHONE else "api-keys-desktop")
+    assert axe_blocking(page) == []
 
     assert _use(server, secret) == 200
     page.reload()
@@ -154,7 +123,7 @@ def test_create_see_once_list_use_and_revoke_a_key(browser, server, viewport):
     assert page.locator("table.keys tbody tr", has_text=name).count() == 0
     assert page.get_by_text("You have no API keys yet.").is_visible()
     assert _use(server, secret) == 401
-    assert _axe_blocking(page) == []
+    assert axe_blocking(page) == []
     assert page.errors == []
 
 
@@ -168,5 +137,5 @@ def test_a_form_error_is_shown_next_to_its_field(browser, server):
     assert error.inner_text() == "Choose at least one scope."
     assert page.locator("#new-key-secret").count() == 0
     assert page.input_value("#id_name") == "no scopes"
-    assert _axe_blocking(page) == []
+    assert axe_blocking(page) == []
     assert page.errors == []
