@@ -335,6 +335,8 @@ def test_curation_console_views_for_screenshots(browser, server):
 
 def test_on_a_phone_the_conversation_list_is_a_drawer(page):
     _ask(page, FAILOVER)
+    assert not page.locator("[data-drawer-open]").is_visible()  # a desktop shows the list
+    assert page.locator("#chat-sidebar").is_visible()
     page.set_viewport_size(PHONE)
     sidebar = page.locator("#chat-sidebar")
     sidebar.wait_for(state="hidden")  # the chat has the screen
