@@ -58,6 +58,7 @@ def server(tenants, django_db_blocker) -> Iterator[str]:
     from kb.embeddings import build_embedder
     from kb.models import Document, IngestJob
     from kb.services import IngestItem, documents_ingest_many
+    from kb.worker import run_queued_tasks
 
     info = tenants["alpha"]
     with django_db_blocker.unblock():
@@ -81,6 +82,8 @@ def server(tenants, django_db_blocker) -> Iterator[str]:
                 yield f"http://{info.host}:{port}"
             finally:
                 with info.scope():
+                    # run what the uploads queued, so no later test's worker meets it
+                    run_queued_tasks(worker_id="kb-browser-teardown")
                     IngestJob.objects.filter(project__key=PROJECT_KEY).delete()
                     get_user_model().objects.filter(username=EDITOR[0]).delete()
                     project_remove(PROJECT_KEY)
