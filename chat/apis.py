@@ -42,6 +42,11 @@ class ChatApi(APIView):
             n = serializers.IntegerField()
             document_id = serializers.IntegerField()
             chunk_id = serializers.IntegerField()
+            version = serializers.IntegerField(
+                allow_null=True,
+                help_text="The document version the cited chunk was read in "
+                "(GET /api/kb/documents/{id}/versions/{n}); null when not known.",
+            )
             title = serializers.CharField()
             slug = serializers.CharField()
             project_key = serializers.CharField()

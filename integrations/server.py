@@ -83,9 +83,16 @@ async def ask(
 @mcp.tool()
 async def get_document(
     document_id: Annotated[int, Field(description="The document id (from search or ask).")],
+    version: Annotated[
+        int | None,
+        Field(
+            description="A version number: the text as that version had it (a citation's "
+            "`version` from ask; editors may read any version). Default: the current one."
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """A document's text (and sanitised HTML), its status and its supersede chain."""
-    return await _as_caller(tools.get_document_tool, document_id=document_id)
+    return await _as_caller(tools.get_document_tool, document_id=document_id, version=version)
 
 
 @mcp.tool()

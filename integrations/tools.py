@@ -153,12 +153,21 @@ def supersede_chain(user: AnyUser, document: Document) -> dict[str, list[dict[st
     }
 
 
-def get_document_tool(user: AnyUser, *, document_id: int) -> dict[str, Any]:
-    """A visible document's sanitised text, status and supersede chain; NOT_FOUND otherwise."""
+def get_document_tool(
+    user: AnyUser, *, document_id: int, version: int | None = None
+) -> dict[str, Any]:
+    """A visible document's sanitised text, status and supersede chain; NOT_FOUND otherwise.
+
+    With `version`, that version's text, by the preview's rule (its editors read every
+    version, anyone else those their own answers cite); NOT_FOUND for any other version."""
+    if version is not None and version < 1:
+        raise ToolFailure("version: Ensure this value is greater than or equal to 1.")
     try:
-        preview = document_preview(user=user, document_id=document_id)
+        preview = document_preview(user=user, document_id=document_id, version=version)
     except Http404 as exc:
         raise ToolFailure(NOT_FOUND) from exc
+    if version is not None and preview.version != version:
+        raise ToolFailure(NOT_FOUND)
     document = document_get_visible(user, document_id)
     return {**preview.to_dict(), **supersede_chain(user, document)}
 
