@@ -38,9 +38,9 @@ from kb.rendering import rebuild_content
 # The columns of a document a version keeps, in the order a diff lists them. slug and
 # source_path name the document (a restore keeps the current ones); the rest it restores.
 VERSIONED_FIELDS: tuple[str, ...] = (
-    "title", "slug", "source_path", "source_type", "content_hash", "doc_id", "canonical_type",
-    "canonical_status", "retrieval_priority", "tags", "owners", "summary", "generation_source",
-    "evidence_tier", "metadata",
+    "title", "canonical_type", "canonical_status", "retrieval_priority", "tags", "owners",
+    "summary", "doc_id", "slug", "source_path", "source_type", "generation_source",
+    "evidence_tier", "metadata", "content_hash",
 )  # fmt: skip
 RESTORED_FIELDS = tuple(name for name in VERSIONED_FIELDS if name not in {"slug", "source_path"})
 FIELD_LABELS = {

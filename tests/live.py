@@ -130,3 +130,34 @@ def serve_for_browser(settings: Any) -> None:
         "django.contrib.auth.hashers.PBKDF2PasswordHasher",
         *settings.PASSWORD_HASHERS,
     ]
+
+
+DESKTOP = {"width": 1200, "height": 900}
+PHONE = {"width": 390, "height": 844}
+BLOCKING_IMPACTS = {"serious", "critical"}
+
+
+def axe_blocking(page: Any, context: Any = None) -> list[str]:
+    """Serious and critical axe-core violations on the page (or in `context`)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, context=context)
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
+        for v in results.response["violations"]
+        if v.get("impact") in BLOCKING_IMPACTS
+    ]
+
+
+def shoot(page: Any, name: str) -> None:
+    """`<name>-desktop.png` and `<name>-phone.png` of the current view (full page) in
+    SCREENSHOTS_DIR, when it is set (e.g. docs/screenshots)."""
+    folder = os.environ.get("SCREENSHOTS_DIR")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    for label, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page.set_viewport_size(viewport)
+        page.screenshot(path=str(Path(folder) / f"{name}-{label}.png"), full_page=True)
+    page.set_viewport_size(size)
