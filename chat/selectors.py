@@ -265,16 +265,22 @@ def document_preview(
     document_id: int,
     chunk_id: int | None = None,
     version: int | None = None,
+    version_required: bool = False,
 ) -> DocumentPreview:
     """A visible document rebuilt from its chunks; Http404 (one body) for anything not visible.
 
     With `chunk_id` (a chunk of this document), that chunk's text is rendered inside
     `<section id="cited-chunk">` so the modal can scroll to and highlight the cited passage.
     With `version` (an older version the user may read, see `version_readable`), the text
-    and the cited chunk are that version's, as an answer citing it read them.
+    and the cited chunk are that version's, as an answer citing it read them. The pages show
+    the current text for a version the user may not read; with `version_required` (the API,
+    MCP) such a version is Http404, like a missing one.
     """
     document = document_get_visible(user, document_id)
     pinned, version_gone = _pinned_version(user=user, document=document, number=version)
+    if version_required and version is not None and pinned is None:
+        if version != document.current_version:
+            raise Http404
     rows: list[tuple[int | None, str, int]]
     if pinned is not None:
         ids = pinned.chunk_ids

@@ -26,7 +26,8 @@ CALLER: ContextVar[AnyUser] = ContextVar("groundwork_mcp_caller")
 INSTRUCTIONS = (
     "Groundwork answers from a company's knowledge base. Use `search` to find documents, "
     "`ask` for a grounded answer with numbered citations (or an honest refusal), "
-    "`get_document` to read one document, `list_projects` for the projects you can read, "
+    "`get_document` to read one document (at a citation's `version` to read it as the answer "
+    "did), `list_projects` for the projects you can read, "
     "and `record_status` (editors) for a record's curation state and history. "
     "Anything you may not see answers 'Not found.'"
 )

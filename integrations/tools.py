@@ -16,7 +16,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from canonical.selectors import record_history
-from chat.apis import ChatApi
+from chat.apis import ChatApi, DocumentPreviewApi
 from chat.providers import ProviderError
 from chat.selectors import document_preview
 from chat.services import ChatInputError, message_send
@@ -160,14 +160,16 @@ def get_document_tool(
 
     With `version`, that version's text, by the preview's rule (its editors read every
     version, anyone else those their own answers cite); NOT_FOUND for any other version."""
-    if version is not None and version < 1:
-        raise ToolFailure("version: Ensure this value is greater than or equal to 1.")
+    if version is not None:
+        version = _validated(DocumentPreviewApi.ParametersSerializer, {"version": version})[
+            "version"
+        ]
     try:
-        preview = document_preview(user=user, document_id=document_id, version=version)
+        preview = document_preview(
+            user=user, document_id=document_id, version=version, version_required=True
+        )
     except Http404 as exc:
         raise ToolFailure(NOT_FOUND) from exc
-    if version is not None and preview.version != version:
-        raise ToolFailure(NOT_FOUND)
     document = document_get_visible(user, document_id)
     return {**preview.to_dict(), **supersede_chain(user, document)}
 

@@ -216,6 +216,12 @@ def test_an_editor_reads_the_history_compares_and_restores_a_version(browser, se
     )
     page.goto(f"{server['base']}/chat/documents/{document_id}/")
     assert "RabbitMQ quorum queues" in page.locator(".document-page").inner_text()
+    # the console's record page links the same history, diff and restore
+    page.goto(f"{server['base']}/admin/canonical/canonicalrecord/{document_id}/change/")
+    expect(page.locator("#record-versions table.versions tbody tr")).to_have_count(3)
+    page.locator("#record-versions").get_by_role("link", name="Compare versions").click()
+    page.locator(".version-diff").wait_for()
+    assert axe_blocking(page, "#content") == []
     assert page.errors == [], page.errors
 
 

@@ -230,3 +230,20 @@ def test_mcp_get_document_reads_the_cited_version(world):
     with pytest.raises(ToolFailure, match="version"):
         get_document_tool(world["reader"], document_id=document.pk, version=0)
     assert citation["version"] == 1
+
+
+def test_the_preview_api_reads_the_cited_version(alpha, world):
+    [citation] = ask(world["reader"]).citations
+    reingest(world)
+    document = world["document"]
+    api = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, world['reader'])}")
+    url = f"/api/kb/documents/{document.pk}/preview"
+    old = api.get(f"{url}?version={citation['version']}").json()
+    assert (old["version"], old["current_version"]) == (1, 2)
+    assert "RabbitMQ quorum queues" in old["content"]
+    assert api.get(url).json()["version"] == 2
+    assert api.get(f"{url}?version=2").status_code == 200  # the current one, named
+    assert api.get(f"{url}?version=0").status_code == 400
+    other = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, world['other'])}")
+    missing = other.get(f"{url}?version=1")
+    assert (missing.status_code, missing.json()) == (404, {"detail": "Not found."})

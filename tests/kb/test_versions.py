@@ -262,6 +262,26 @@ def test_a_failed_change_keeps_no_version(project, people):
     assert len(versions_of(document)) == 1  # no reason: nothing changed, nothing kept
 
 
+def test_a_version_that_cannot_be_written_undoes_its_change(project, people, monkeypatch):
+    document = ingest(project).document
+
+    def disk_full(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(DocumentVersion.objects, "bulk_create", disk_full)
+    with pytest.raises(RuntimeError):
+        services.record_set_priority(document=document, priority=5, by=by(people["editor"], "x"))
+    with pytest.raises(RuntimeError):
+        ingest(project, DOC_V2)
+    document.refresh_from_db()
+    assert (document.retrieval_priority, document.current_version) == (60, 1)
+    assert not RecordChange.objects.filter(document=document).exists()
+    chunks = Chunk.objects.filter(document=document)
+    assert chunks.filter(text__contains="RabbitMQ").exists()
+    assert not chunks.filter(text__contains="Kafka").exists()
+    assert VersionText.objects.filter(document=document).count() == 1
+
+
 def test_documents_from_before_versions_get_version_1_before_their_first_change(project, people):
     document = make_doc(KEY, "legacy-record")  # a row written without the services
     assert document.current_version == 0
