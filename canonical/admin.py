@@ -21,13 +21,15 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from canonical import selectors, services
 from canonical.models import CanonicalRecord, RecordChange
 from canonical.transitions import CurationError, change_errors, check_reason
 from kb.curation import AuditContext, ChangeSource
 from kb.models import Document, Edge, EdgeType
+from kb.selectors import document_version_diff, document_version_list
+from kb.versions import VersionDiff, diff_pair
 from portal.access.models import Project
 from portal.admin_site import NotFoundOutOfScopeMixin, site
 
@@ -485,6 +487,8 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
             "record_history": selectors.record_history(user=request.user, document=document)[:200],
             "edge_add_form": EdgeAddForm(candidates=candidates),
             "record_readers": selectors.record_readers(document=document),
+            "versions": document_version_list(user=request.user, document_id=document.pk)[:50],
+            "versions_url": reverse("admin:canonical_canonicalrecord_versions", args=[document.pk]),
         }
         return super().change_view(request, object_id, form_url, context)
 
@@ -500,6 +504,16 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
                 "<path:object_id>/edges/<int:edge_id>/remove/",
                 wrap(require_POST(self.edge_remove_view)),
                 name="canonical_canonicalrecord_edge_remove",
+            ),
+            path(
+                "<path:object_id>/versions/",
+                wrap(require_GET(self.versions_view)),
+                name="canonical_canonicalrecord_versions",
+            ),
+            path(
+                "<path:object_id>/versions/<int:number>/restore/",
+                wrap(require_POST(self.version_restore_view)),
+                name="canonical_canonicalrecord_version_restore",
             ),
             *super().get_urls(),
         ]
@@ -530,6 +544,70 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         else:
             self.message_user(request, "Edge added.", messages.SUCCESS)
         return self._record_page(document)
+
+    def _versions_page(
+        self,
+        request: HttpRequest,
+        document: Document,
+        *,
+        a: str | None,
+        b: str | None,
+        error: str = "",
+        reason: str = "",
+    ) -> HttpResponse:
+        """The record's versions: history, the diff of `a` to `b`, the restore form for `a`."""
+        versions = document_version_list(user=request.user, document_id=document.pk)
+        numbers = [row.number for row in versions]
+        pair = diff_pair(numbers=numbers, current=document.current_version, a=a, b=b)
+        diff: VersionDiff | None = None
+        if isinstance(pair, tuple):
+            diff = document_version_diff(
+                user=request.user, document_id=document.pk, a=pair[0], b=pair[1]
+            )
+        error = error or (pair if isinstance(pair, str) else "")
+        status = 400 if error else 200
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Versions of {document.title}",
+            "opts": self.model._meta,
+            "original": document,
+            "versions": versions,
+            "numbers": numbers,
+            "diff": diff,
+            "error": error,
+            "reason": reason,
+            "versions_url": reverse("admin:canonical_canonicalrecord_versions", args=[document.pk]),
+        }
+        return TemplateResponse(
+            request, "admin/canonical/canonicalrecord/versions.html", context, status=status
+        )
+
+    def versions_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        document = self.get_object(request, object_id)
+        return self._versions_page(
+            request, document, a=request.GET.get("a"), b=request.GET.get("b")
+        )
+
+    def version_restore_view(
+        self, request: HttpRequest, object_id: str, number: int
+    ) -> HttpResponse:
+        document = self.get_object(request, object_id)
+        reason = request.POST.get("reason", "")
+        try:
+            services.record_version_restore(
+                document=document, number=number, by=_by(request, reason)
+            )
+        except CurationError as exc:
+            return self._versions_page(
+                request, document, a=str(number), b=None, error=str(exc), reason=reason
+            )
+        self.message_user(
+            request,
+            f"Version {number} restored: it is now version {document.current_version}.",
+            messages.SUCCESS,
+        )
+        url = reverse("admin:canonical_canonicalrecord_versions", args=[document.pk])
+        return HttpResponseRedirect(url)
 
     def edge_remove_view(self, request: HttpRequest, object_id: str, edge_id: int) -> HttpResponse:
         document = self.get_object(request, object_id)

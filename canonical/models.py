@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
-from kb.curation import ChangeSource
+from kb.curation import ERASED_ACTOR, ChangeSource
 from kb.models import Document
 
 
@@ -15,8 +15,7 @@ class AuditTrailError(RuntimeError):
     """Raised when code tries to rewrite or erase the audit trail."""
 
 
-# Who an audit row names once its author's personal data is erased (GDPR art. 17).
-ERASED_ACTOR = "erased user"
+__all__ = ["ERASED_ACTOR", "AuditTrailError", "CanonicalRecord", "RecordChange"]
 
 
 class RecordChangeQuerySet(models.QuerySet["RecordChange"]):

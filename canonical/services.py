@@ -14,6 +14,7 @@ from canonical.models import RecordChange
 from canonical.transitions import (
     RESTORABLE,
     RESTORE_DEFAULT,
+    RESTORE_REASON_REQUIRED,
     SUCCESSOR_STATUSES,
     TYPE_FIRST,
     CurationError,
@@ -26,15 +27,18 @@ from canonical.transitions import (
     check_transition,
 )
 from kb.curation import METADATA_FIELDS, AuditContext, FieldChange
+from kb.embeddings import EmbeddingError
 from kb.models import (
     CanonicalStatus,
     Document,
+    DocumentVersion,
     Edge,
     EdgeType,
     GenerationSource,
     evidence_tier_for,
 )
-from kb.services import document_update_metadata
+from kb.services import document_update_metadata, document_version_restore
+from kb.versions import document_version_record, versions_coalesced, versions_ensure
 
 CURATION_PROVENANCE = "curation"
 TAG_MAX_LENGTH = 100
@@ -56,6 +60,7 @@ __all__ = [
     "record_set_type",
     "record_supersede",
     "record_update_metadata",
+    "record_version_restore",
 ]
 
 
@@ -90,6 +95,7 @@ def _locked(document: Document, by: AuditContext) -> Document:
     locked = queryset.first()
     if locked is None:
         raise NotEditable("You may not curate this record.")
+    versions_ensure([locked])  # the state this change replaces is kept first
     return locked
 
 
@@ -129,8 +135,10 @@ def _change_status(doc: Document, to_status: str, *, by: AuditContext) -> list[s
     return ["canonical_status", *_retier(doc, by=by)]
 
 
-def _save(doc: Document, fields: Iterable[str]) -> None:
+def _save(doc: Document, fields: Iterable[str], *, by: AuditContext) -> None:
+    """The one write of a curated change: the row, then its new version (same transaction)."""
     doc.save(update_fields=sorted({*fields, "updated_at"}))
+    document_version_record(document=doc, origin=by)
 
 
 @transaction.atomic
@@ -150,7 +158,7 @@ def record_set_status(
     )
     if doc.canonical_status == CanonicalStatus.SUPERSEDED:
         _drop_supersede_edges(doc, by=by)
-    _save(doc, _change_status(doc, status, by=by))
+    _save(doc, _change_status(doc, status, by=by), by=by)
     _sync(document, doc)
     return document
 
@@ -239,7 +247,7 @@ def record_supersede(
     _audit(document=doc, field="superseded_by", from_value="", to_value=successor.slug, by=by)
     _edge_ensure(source=successor, target=doc, edge_type=EdgeType.SUPERSEDES, by=by)
     _edge_ensure(source=doc, target=successor, edge_type=EdgeType.INVALIDATED_BY, by=by)
-    _save(doc, fields)
+    _save(doc, fields, by=by)
     _sync(old, doc)
     return old
 
@@ -286,7 +294,7 @@ def record_restore(
     target = _previous_status(doc)
     if doc.canonical_status == CanonicalStatus.SUPERSEDED:
         _drop_supersede_edges(doc, by=by)
-    _save(doc, _change_status(doc, target, by=by))
+    _save(doc, _change_status(doc, target, by=by), by=by)
     _sync(document, doc)
     return document
 
@@ -316,7 +324,7 @@ def record_set_priority(
             by=by,
         )
         doc.retrieval_priority = value
-        _save(doc, ["retrieval_priority"])
+        _save(doc, ["retrieval_priority"], by=by)
     _sync(document, doc)
     return document
 
@@ -350,7 +358,7 @@ def record_set_type(
         if not doc.canonical_status:
             fields += _change_status(doc, CanonicalStatus.DRAFT, by=by)
         fields += _retier(doc, by=by)
-        _save(doc, fields)
+        _save(doc, fields, by=by)
     _sync(document, doc)
     return document
 
@@ -385,7 +393,7 @@ def record_update_metadata(
         changes["tags"] = _clean_tags(changes["tags"])
     doc = _locked(document, by)
     before = {name: getattr(doc, name) for name in changes}
-    document_update_metadata(document=doc, **changes)
+    document_update_metadata(document=doc, **changes, origin=by)
     for name, old_value in before.items():
         new_value = getattr(doc, name)
         if new_value != old_value:
@@ -423,7 +431,7 @@ def record_promote(
         by=by,
     )
     doc.generation_source = GenerationSource.HUMAN
-    _save(doc, ["generation_source", *_retier(doc, by=by)])
+    _save(doc, ["generation_source", *_retier(doc, by=by)], by=by)
     _sync(document, doc)
     return document
 
@@ -481,6 +489,11 @@ def record_apply_changes(
     by: AuditContext,
 ) -> Document:
     """Apply an edit form or PATCH in one transaction: metadata, type, priority, then status."""
+    with versions_coalesced():  # one version for the whole edit
+        return _apply_changes(document=document, changes=changes, by=by)
+
+
+def _apply_changes(*, document: Document, changes: dict[str, Any], by: AuditContext) -> Document:
     checked = dict(changes)
     if checked.get("canonical_status") == document.canonical_status:
         del checked["canonical_status"]  # unchanged: nothing to check or write
@@ -513,7 +526,8 @@ def record_audit_kb_changes(
                 "document deleted" if change.to_value else "restored by re-ingesting its source"
             )
         else:
-            reason = "set by its source document (re-ingested)"
+            # a restore of an old version names the editor's reason; a re-ingest its source
+            reason = origin.reason or "set by its source document (re-ingested)"
         by = replace(origin, reason=reason)
         _audit(
             document=document,
@@ -522,3 +536,37 @@ def record_audit_kb_changes(
             to_value=change.to_value,
             by=by,
         )
+
+
+@transaction.atomic
+def record_version_restore(*, document: Document, number: int, by: AuditContext) -> Document:
+    """Make version `number` of a record its newest version again: its text and fields go
+    through kb's ingest write path (chunked, embedded, audited), with a reason."""
+    doc = _locked(document, by)
+    check_reason(by.reason, message=RESTORE_REASON_REQUIRED)
+    version = DocumentVersion.objects.filter(document=doc, number=number).select_related("text")
+    old = version.first()
+    if old is None:
+        raise InvalidValue("version", f"This document has no version {number}.")
+    if number == doc.current_version:
+        raise InvalidValue("version", f"Version {number} is already the current version.")
+    previous = doc.current_version
+    try:
+        outcome = document_version_restore(document=doc, version=old, origin=by)
+    except EmbeddingError as exc:
+        raise CurationError(
+            "The version could not be restored: the embedding provider is unavailable. "
+            "Try again later."
+        ) from exc
+    restored = outcome.document
+    assert restored is not None  # a write always returns its document
+    _audit(
+        document=doc,
+        field="version",
+        from_value=previous,
+        to_value=f"{restored.current_version} (restored from version {number})",
+        by=by,
+    )
+    doc.refresh_from_db()
+    _sync(document, doc)
+    return document

@@ -18,6 +18,9 @@ REASON_REQUIRED = (
     "Give a reason for this status change; it is kept in the record's history for readers "
     "and auditors."
 )
+RESTORE_REASON_REQUIRED = (
+    "Give a reason for restoring this version; it is kept in the record's history."
+)
 
 # from-status (None = a plain document with no status yet) -> statuses it may move to.
 # `superseded` is only reached through record_supersede, which names the successor.
@@ -92,10 +95,10 @@ def check_transition(from_status: str | None, to_status: str) -> None:
         raise InvalidTransition(from_status, to_status)
 
 
-def check_reason(reason: str) -> None:
-    """Raise InvalidValue unless a status change or supersede says why."""
+def check_reason(reason: str, *, message: str = REASON_REQUIRED) -> None:
+    """Raise InvalidValue unless a status change, supersede or restore says why."""
     if not (reason or "").strip():
-        raise InvalidValue("reason", REASON_REQUIRED)
+        raise InvalidValue("reason", message)
 
 
 def check_priority(value: object) -> int:

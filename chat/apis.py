@@ -42,6 +42,11 @@ class ChatApi(APIView):
             n = serializers.IntegerField()
             document_id = serializers.IntegerField()
             chunk_id = serializers.IntegerField()
+            version = serializers.IntegerField(
+                allow_null=True,
+                help_text="The document version the cited chunk was read in "
+                "(GET /api/kb/documents/{id}/versions/{n}); null when not known.",
+            )
             title = serializers.CharField()
             slug = serializers.CharField()
             project_key = serializers.CharField()
@@ -107,9 +112,18 @@ class ChatApi(APIView):
 
 
 class DocumentPreviewApi(APIView):
-    """A visible document's text rebuilt from its chunks, plus sanitised HTML of it."""
+    """A visible document's text rebuilt from its chunks, plus sanitised HTML of it; with
+    `?version=`, the text as that version had it (a citation's `version`)."""
 
     key_scopes = {"GET": KeyScope.READ}
+
+    class ParametersSerializer(serializers.Serializer):
+        version = serializers.IntegerField(
+            required=False,
+            min_value=1,
+            help_text="A version of the document: the one a citation names (its editors "
+            "may read any). 404 when you may not read it or it is no longer kept.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         document_id = serializers.IntegerField()
@@ -122,10 +136,19 @@ class DocumentPreviewApi(APIView):
         retrieval_priority = serializers.IntegerField()
         content = serializers.CharField(allow_blank=True)
         content_html = serializers.CharField(allow_blank=True)
+        version = serializers.IntegerField(help_text="The version whose text this is")
+        current_version = serializers.IntegerField()
 
     @extend_schema(
-        responses={200: OutputSerializer}, summary="Preview a document: its text and safe HTML"
+        parameters=[ParametersSerializer],
+        responses={200: OutputSerializer},
+        summary="Preview a document: its text and safe HTML",
     )
     def get(self, request: Request, pk: int) -> Response:
-        preview = document_preview(user=request.user, document_id=pk)
+        params = self.ParametersSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        version = params.validated_data.get("version")
+        preview = document_preview(
+            user=request.user, document_id=pk, version=version, version_required=True
+        )
         return Response(self.OutputSerializer(preview.to_dict()).data)

@@ -87,13 +87,17 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def citation_payload(source: PromptSource, *, n: int, preview_url: str) -> dict[str, Any]:
-    """The public shape of one citation (API and page); `n` is its number in the answer."""
+def citation_payload(
+    source: PromptSource, *, n: int, preview_url: str, version: int | None = None
+) -> dict[str, Any]:
+    """The public shape of one citation (API and page); `n` is its number in the answer,
+    `version` the document version whose text held the cited chunk (None: not known)."""
     hit = source.hit
     return {
         "n": n,
         "document_id": hit.document_id,
         "chunk_id": hit.chunk_id,
+        "version": version,
         "title": hit.title,
         "slug": hit.slug,
         "project_key": hit.project_key,

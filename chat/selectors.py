@@ -23,11 +23,13 @@ from chat.models import (
     MessageRole,
 )
 from kb.markup import render_wikilinks, wikilink_slugs
-from kb.models import STALE_STATUSES, Chunk, Document
+from kb.models import STALE_STATUSES, Chunk, Document, DocumentVersion
 from kb.rendering import rebuild_content, render_markdown, render_markdown_marking
 from kb.selectors import (
     document_get_visible,
     document_supersede_chain,
+    document_version_list,
+    document_version_of,
     documents_by_slug,
     supersede_pairs,
 )
@@ -64,6 +66,8 @@ def conversation_get_for_user(*, user: AnyUser, conversation_id: int) -> Convers
         raise Http404
     return conversation
 
+
+VERSIONS_SHOWN = 50  # on the document page; the versions page lists them all
 
 LOST_ACCESS_NOTE = (
     "This answer relied on documents you can no longer access, so it is no longer shown."
@@ -217,25 +221,79 @@ class DocumentPreview:
     updated_at: Any = None
     replaces: tuple[LinkedDocument, ...] = ()  # older records this one supersedes
     replaced_by: tuple[LinkedDocument, ...] = ()  # newer records superseding this one
+    version: int = 0  # the version whose text is shown
+    current_version: int = 0
+    pinned: bool = False  # an older version than the current one is shown, as cited
+    version_gone: int | None = None  # the cited version, no longer kept (the current shown)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
+def version_readable(*, user: AnyUser, document: Document, number: int) -> bool:
+    """May `user` read version `number` of a document they can see? Its editors may read
+    every version; anyone else only the versions their own answers cite (an old answer opens
+    its passage as it was). The one rule for the preview, the document page and MCP."""
+    if isinstance(user, AnonymousUser):
+        return False
+    if Document.objects.editable_by(user).filter(pk=document.pk).exists():
+        return True
+    return Message.objects.filter(
+        conversation__user_id=user.pk,
+        role=MessageRole.ASSISTANT,
+        citations__contains=[{"document_id": document.pk, "version": number}],
+    ).exists()
+
+
+def _pinned_version(
+    *, user: AnyUser, document: Document, number: int | None
+) -> tuple[DocumentVersion | None, int | None]:
+    """(the older version to show, the number of a readable version no longer kept)."""
+    if number is None or number == document.current_version:
+        return None, None
+    if not version_readable(user=user, document=document, number=number):
+        return None, None  # like an unknown chunk: the current text, nothing said
+    version = document_version_of(document=document, number=number)
+    if version is None:
+        return None, number if 0 < number < document.current_version else None
+    return version, None
+
+
 def document_preview(
-    *, user: AnyUser, document_id: int, chunk_id: int | None = None
+    *,
+    user: AnyUser,
+    document_id: int,
+    chunk_id: int | None = None,
+    version: int | None = None,
+    version_required: bool = False,
 ) -> DocumentPreview:
     """A visible document rebuilt from its chunks; Http404 (one body) for anything not visible.
 
     With `chunk_id` (a chunk of this document), that chunk's text is rendered inside
     `<section id="cited-chunk">` so the modal can scroll to and highlight the cited passage.
+    With `version` (an older version the user may read, see `version_readable`), the text
+    and the cited chunk are that version's, as an answer citing it read them. The pages show
+    the current text for a version the user may not read; with `version_required` (the API,
+    MCP) such a version is Http404, like a missing one.
     """
     document = document_get_visible(user, document_id)
-    rows = list(
-        Chunk.objects.filter(document=document)
-        .order_by("chunk_order")
-        .values_list("id", "text", "overlap_chars")
-    )
+    pinned, version_gone = _pinned_version(user=user, document=document, number=version)
+    if version_required and version is not None and pinned is None:
+        if version != document.current_version:
+            raise Http404
+    rows: list[tuple[int | None, str, int]]
+    if pinned is not None:
+        ids = pinned.chunk_ids
+        rows = [
+            (ids[i] if i < len(ids) else None, entry["text"], entry["overlap_chars"])
+            for i, entry in enumerate(pinned.text.chunks)
+        ]
+    else:
+        rows = list(
+            Chunk.objects.filter(document=document)
+            .order_by("chunk_order")
+            .values_list("id", "text", "overlap_chars")
+        )
     content = rebuild_content((text, overlap) for _, text, overlap in rows)
     links = documents_by_slug(user=user, slugs=wikilink_slugs(content))
     titles = {slug: title for slug, (_, title) in links.items()}
@@ -244,7 +302,9 @@ def document_preview(
     def linked(text: str) -> str:
         return render_wikilinks(text, titles, urls)
 
-    cited = next((i for i, row in enumerate(rows) if row[0] == chunk_id), None)
+    cited = next(
+        (i for i, row in enumerate(rows) if chunk_id is not None and row[0] == chunk_id), None
+    )
     highlighted: int | None = None
     content_html = ""
     if cited is not None:
@@ -252,7 +312,7 @@ def document_preview(
         end = start + len(rows[cited][1]) - rows[cited][2]
         before, marked, after = render_markdown_marking(content, start, end, linked)
         if marked:
-            highlighted = int(rows[cited][0])
+            highlighted = chunk_id
             content_html = (
                 f'{before}<section id="cited-chunk" class="cited-chunk" tabindex="-1" '
                 f'data-chunk-id="{highlighted}" aria-label="Cited passage">{marked}</section>'
@@ -276,18 +336,28 @@ def document_preview(
         updated_at=document.updated_at,
         replaces=tuple(_linked(doc) for doc in older),
         replaced_by=tuple(_linked(doc) for doc in newer),
+        version=pinned.number if pinned is not None else document.current_version,
+        current_version=document.current_version,
+        pinned=pinned is not None,
+        version_gone=version_gone,
     )
 
 
 def document_page_extras(*, user: AnyUser, document_id: int) -> dict[str, Any]:
     """What the document page adds to the preview: who curates the project, and for the
-    document's editors its curation history and where to edit it (Http404 as the preview)."""
+    document's editors its curation history, its versions and where to edit it (Http404 as
+    the preview)."""
     document = document_get_visible(user, document_id)
     editable = Document.objects.editable_by(user).filter(pk=document.pk).exists()
     key = document.project.key
     return {
         "curators": project_curators(project_keys=[key]).get(key, []),
         "history": list(record_history(user=user, document=document)[:50]) if editable else None,
+        "versions": (
+            document_version_list(user=user, document_id=document.pk)[:VERSIONS_SHOWN]
+            if editable
+            else None
+        ),
         "edit_url": (
             reverse("admin:canonical_canonicalrecord_change", args=[document.pk])
             if editable

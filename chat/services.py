@@ -48,7 +48,7 @@ from kb import words
 from kb.markup import to_prose
 from kb.models import Document
 from kb.retrieval.types import SearchFilters, SearchHit, SearchResult
-from kb.selectors import document_titles_by_slug, supersede_pairs
+from kb.selectors import chunk_versions, document_titles_by_slug, supersede_pairs
 from portal.access.models import AnyUser, Project
 
 logger = logging.getLogger(__name__)
@@ -730,6 +730,12 @@ def _finish_answer(
     }
     citations = []
     cited: set[int] = set()
+    # the version each cited chunk was read in: an old answer opens the passage as it was
+    versions = chunk_versions(
+        (source.hit.document_id, source.hit.chunk_id)
+        for source in (prompt.source(prompt_n) for prompt_n in shown)
+        if source is not None
+    )
     for prompt_n, n in shown.items():
         source = prompt.source(prompt_n)
         if source is not None and n not in cited:
@@ -739,6 +745,7 @@ def _finish_answer(
                     source,
                     n=n,
                     preview_url=_preview_url(source.hit.document_id),
+                    version=versions.get((source.hit.document_id, source.hit.chunk_id)),
                 )
             )
     return _store_turn(

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from chat import views, views_conversations
+from chat import views, views_conversations, views_versions
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
@@ -12,6 +12,16 @@ urlpatterns = [
     path("turn/<str:turn_key>", views.chat_turn, name="chat-turn"),
     path("preview/<int:pk>/", views.chat_preview, name="chat-preview"),
     path("documents/<int:pk>/", views.document_page, name="chat-document"),
+    path(
+        "documents/<int:pk>/versions/",
+        views_versions.document_versions,
+        name="chat-document-versions",
+    ),
+    path(
+        "documents/<int:pk>/versions/<int:number>/restore/",
+        views_versions.document_version_restore,
+        name="chat-document-version-restore",
+    ),
     path(
         "c/<int:conversation_id>/rename",
         views_conversations.conversation_rename_view,

@@ -250,20 +250,35 @@ def chat_turn(request: HttpRequest, turn_key: str) -> JsonResponse:
     return JsonResponse({"url": reverse("chat-conversation", args=[turn.conversation.pk])})
 
 
+def _query_id(request: HttpRequest, name: str) -> int | None:
+    raw = request.GET.get(name, "")
+    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+
+
 def _cited_chunk(request: HttpRequest) -> int | None:
-    raw_chunk = request.GET.get("chunk", "")
-    return int(raw_chunk) if raw_chunk.isdigit() and len(raw_chunk) < 19 else None
+    return _query_id(request, "chunk")
+
+
+def _cited_version(request: HttpRequest) -> int | None:
+    return _query_id(request, "version")
 
 
 @login_required
 @require_GET
 def chat_preview(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The citation modal's body: the sanitised document (same 404 rule as the API), with
-    the cited chunk (`?chunk=<id>`) highlighted; an unknown or foreign chunk is ignored.
+    the cited chunk (`?chunk=<id>`) highlighted; an unknown or foreign chunk is ignored. With
+    `?version=<n>` (an old answer's citation), the text as that version had it, with a
+    banner; a version the user may not read is ignored like an unknown chunk.
     Opened outside the modal, it is the document page."""
     if not request.htmx:
         return document_page(request, pk)
-    preview = document_preview(user=request.user, document_id=pk, chunk_id=_cited_chunk(request))
+    preview = document_preview(
+        user=request.user,
+        document_id=pk,
+        chunk_id=_cited_chunk(request),
+        version=_cited_version(request),
+    )
     return TemplateResponse(request, f"{PAGE}#preview-body", {"preview": preview})
 
 
@@ -271,8 +286,13 @@ def chat_preview(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def document_page(request: HttpRequest, pk: int) -> HttpResponse:
     """All of a visible document: its status, supersede chain and, for its editors, the
-    history of its curated fields (same 404 rule as the preview)."""
-    preview = document_preview(user=request.user, document_id=pk, chunk_id=_cited_chunk(request))
+    history of its curated fields and its versions (same 404 rule as the preview)."""
+    preview = document_preview(
+        user=request.user,
+        document_id=pk,
+        chunk_id=_cited_chunk(request),
+        version=_cited_version(request),
+    )
     context = {
         "preview": preview,
         "page": True,

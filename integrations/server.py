@@ -26,7 +26,8 @@ CALLER: ContextVar[AnyUser] = ContextVar("groundwork_mcp_caller")
 INSTRUCTIONS = (
     "Groundwork answers from a company's knowledge base. Use `search` to find documents, "
     "`ask` for a grounded answer with numbered citations (or an honest refusal), "
-    "`get_document` to read one document, `list_projects` for the projects you can read, "
+    "`get_document` to read one document (at a citation's `version` to read it as the answer "
+    "did), `list_projects` for the projects you can read, "
     "and `record_status` (editors) for a record's curation state and history. "
     "Anything you may not see answers 'Not found.'"
 )
@@ -83,9 +84,16 @@ async def ask(
 @mcp.tool()
 async def get_document(
     document_id: Annotated[int, Field(description="The document id (from search or ask).")],
+    version: Annotated[
+        int | None,
+        Field(
+            description="A version number: the text as that version had it (a citation's "
+            "`version` from ask; editors may read any version). Default: the current one."
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """A document's text (and sanitised HTML), its status and its supersede chain."""
-    return await _as_caller(tools.get_document_tool, document_id=document_id)
+    return await _as_caller(tools.get_document_tool, document_id=document_id, version=version)
 
 
 @mcp.tool()

@@ -16,7 +16,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from canonical.selectors import record_history
-from chat.apis import ChatApi
+from chat.apis import ChatApi, DocumentPreviewApi
 from chat.providers import ProviderError
 from chat.selectors import document_preview
 from chat.services import ChatInputError, message_send
@@ -153,10 +153,21 @@ def supersede_chain(user: AnyUser, document: Document) -> dict[str, list[dict[st
     }
 
 
-def get_document_tool(user: AnyUser, *, document_id: int) -> dict[str, Any]:
-    """A visible document's sanitised text, status and supersede chain; NOT_FOUND otherwise."""
+def get_document_tool(
+    user: AnyUser, *, document_id: int, version: int | None = None
+) -> dict[str, Any]:
+    """A visible document's sanitised text, status and supersede chain; NOT_FOUND otherwise.
+
+    With `version`, that version's text, by the preview's rule (its editors read every
+    version, anyone else those their own answers cite); NOT_FOUND for any other version."""
+    if version is not None:
+        version = _validated(DocumentPreviewApi.ParametersSerializer, {"version": version})[
+            "version"
+        ]
     try:
-        preview = document_preview(user=user, document_id=document_id)
+        preview = document_preview(
+            user=user, document_id=document_id, version=version, version_required=True
+        )
     except Http404 as exc:
         raise ToolFailure(NOT_FOUND) from exc
     document = document_get_visible(user, document_id)

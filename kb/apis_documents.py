@@ -57,6 +57,9 @@ class DocumentOutputSerializer(serializers.Serializer):
     generation_source = serializers.CharField()
     summary = serializers.CharField()
     chunk_count = serializers.IntegerField()
+    current_version = serializers.IntegerField(
+        help_text="The number of its newest version (GET .../versions)"
+    )
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
@@ -252,7 +255,11 @@ class DocumentDetailApi(APIView):
         if editor is not None:
             return editor.apply(document, data, request.user)
         fields = {key: data[key] for key in METADATA_FIELDS if key in data}
-        return document_update_metadata(document=document, **fields)
+        return document_update_metadata(
+            document=document,
+            **fields,
+            origin=AuditContext(actor=request.user, source=ChangeSource.API),
+        )
 
     def _output(self, request: Request, document_id: int) -> Response:
         document = document_get_visible(request.user, document_id)

@@ -19,23 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import models
 from rest_framework import serializers
 
-from kb.models import Document
+from kb.models import ChangeSource, Document
 from portal.access.models import AnyUser
 
 # The fields kb itself lets a PATCH change (the rest of a document comes from its source).
 METADATA_FIELDS = ("title", "tags", "summary", "owners")
 # The curated fields whose every change reaches the curation layer, whatever path made it.
 AUDITED_FIELDS = ("canonical_type", "canonical_status", "retrieval_priority", "deleted_at")
-
-
-class ChangeSource(models.TextChoices):
-    ADMIN = "admin", "Admin console"
-    API = "api", "API"
-    SERVICE = "service", "Service"
-    CLI = "cli", "Command line"
 
 
 @dataclass(frozen=True)
@@ -65,6 +57,8 @@ class AuditContext:
 
 
 SYSTEM = AuditContext(actor=None)
+# Who an audit row or a version names once its author's personal data is erased (GDPR art. 17).
+ERASED_ACTOR = "erased user"
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,15 @@ def evidence_tier_for(
     return EvidenceTier.DOCUMENT
 
 
+class ChangeSource(models.TextChoices):
+    """Through which door a change reached a document (audit rows and versions name it)."""
+
+    ADMIN = "admin", "Admin console"
+    API = "api", "API"
+    SERVICE = "service", "Service"
+    CLI = "cli", "Command line"
+
+
 class EdgeType(models.TextChoices):
     RELATED_TO = "related_to"
     SUPERSEDES = "supersedes"
@@ -192,6 +201,8 @@ class Document(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # The number of its newest DocumentVersion (kb.versions keeps it with every version).
+    current_version = models.PositiveIntegerField(default=0)
 
     objects = DocumentQuerySet.as_manager()
 
@@ -253,6 +264,97 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document_id}#{self.chunk_order}"
+
+
+class VersionText(models.Model):
+    """A document's chunked text as one or more of its versions had it. Versions that only
+    changed curated fields share their predecessor's row, so a status change costs no text.
+
+    `chunks` is the text in chunk order, each chunk as {"hash": sha256 of its text,
+    "heading_path", "text", "overlap_chars", "token_count"}: enough to show any passage as it
+    was, rebuild the whole text (kb.rendering.rebuild_content) and index it again.
+    """
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="texts")
+    digest = models.CharField(max_length=64)  # kb.versions.text_digest of `chunks`
+    chunks = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "digest"], name="kb_versiontext_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}:{self.digest[:12]}"
+
+
+class DocumentVersion(models.Model):
+    """A document as one change left it: its text, its fields, who changed it and when.
+
+    Numbered 1..n per document; the newest is the document's `current_version`. Written by
+    kb.versions inside the transaction of the change itself (kb's ingest, metadata and
+    restore paths, canonical's curation services), never on its own.
+    """
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    # RESTRICT: a text goes only with its document (or the retention purge of its versions)
+    text = models.ForeignKey(VersionText, on_delete=models.RESTRICT, related_name="versions")
+    # The chunk rows' ids while this version was current, in chunk order: a citation names
+    # a chunk id, and this finds its passage in the version after the chunks are replaced.
+    chunk_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    slug = models.SlugField(max_length=200, allow_unicode=False)
+    source_path = models.CharField(max_length=1000)
+    title = models.CharField(max_length=500)
+    doc_id = models.CharField(max_length=100, blank=True, default="")
+    source_type = models.CharField(max_length=20, choices=SourceType.choices)
+    content_hash = models.CharField(max_length=64)
+    tags = ArrayField(models.CharField(max_length=TAG_MAX_CHARS), default=list, blank=True)
+    owners = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+    summary = models.TextField(blank=True, default="")
+    metadata = models.JSONField(default=dict, blank=True)
+    canonical_type = models.CharField(
+        max_length=30, choices=CanonicalType.choices, null=True, blank=True
+    )
+    canonical_status = models.CharField(
+        max_length=20, choices=CanonicalStatus.choices, null=True, blank=True
+    )
+    retrieval_priority = models.PositiveSmallIntegerField(default=50)
+    generation_source = models.CharField(
+        max_length=10, choices=GenerationSource.choices, default=GenerationSource.HUMAN
+    )
+    evidence_tier = models.CharField(
+        max_length=20, choices=EvidenceTier.choices, default=EvidenceTier.DOCUMENT
+    )
+    # [[edge type, target slug], ...]: the relations its source declared (frontmatter)
+    edges = models.JSONField(default=list, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="document_versions",
+    )
+    actor_name = models.CharField(max_length=150, blank=True, default="")
+    source = models.CharField(max_length=10, choices=ChangeSource.choices)
+    reason = models.TextField(blank=True, default="")
+    restored_from = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["document_id", "-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "number"], name="kb_documentversion_unique_number"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(number__gte=1), name="kb_documentversion_number_from_1"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} v{self.number}"
 
 
 class RealField(models.FloatField):

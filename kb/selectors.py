@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import (
@@ -22,7 +24,16 @@ from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 
 from kb.filters import SearchFilters
-from kb.models import Document, Edge, EdgeType, IngestJob, SourceType
+from kb.models import (
+    ChangeSource,
+    Document,
+    DocumentVersion,
+    Edge,
+    EdgeType,
+    IngestJob,
+    SourceType,
+)
+from kb.versions import FIELD_LABELS, VersionDiff, changed_fields, version_diff
 from portal.access.models import AnyUser
 from portal.access.selectors import user_can_edit
 
@@ -92,11 +103,20 @@ def document_get_visible(user: AnyUser, document_id: int) -> Document:
     return document
 
 
-def document_get_editable(user: AnyUser, document_id: int) -> Document:
-    """The document for a write: Http404 when not visible, PermissionDenied for readers."""
+EDITORS_ONLY = "Only editors and admins of this project may change its documents."
+VERSIONS_EDITORS_ONLY = (
+    "Only editors and admins of this project may see its versions and restore them."
+)
+
+
+def document_get_editable(
+    user: AnyUser, document_id: int, *, denied: str = EDITORS_ONLY
+) -> Document:
+    """The document for a write: Http404 when not visible, PermissionDenied (`denied`) for
+    readers."""
     document = document_get_visible(user, document_id)
     if not user_can_edit(user=user, project=document.project):
-        raise PermissionDenied("Only editors and admins of this project may change its documents.")
+        raise PermissionDenied(denied)
     return document
 
 
@@ -194,3 +214,98 @@ def documents_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, tuple[int
 def document_titles_by_slug(*, user: AnyUser, slugs: list[str]) -> dict[str, str]:
     """Titles of the visible documents with these slugs (to render [[wikilinks]] as titles)."""
     return {slug: title for slug, (_, title) in documents_by_slug(user=user, slugs=slugs).items()}
+
+
+# --- versions (editors of the document's project; readers get PermissionDenied) -------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class VersionSummary:
+    """One row of a document's history of versions."""
+
+    number: int
+    created_at: datetime
+    actor_name: str
+    source: str  # its label ("Admin console", "API", ...)
+    reason: str
+    restored_from: int | None
+    changed: tuple[str, ...]  # what changed since the version before ("Text", "Status", ...)
+    is_current: bool
+
+
+def document_version_list(*, user: AnyUser, document_id: int) -> list[VersionSummary]:
+    """The versions of a document, newest first, each with what it changed.
+
+    Http404 when the document is not visible, PermissionDenied for its readers."""
+    document = document_get_editable(user, document_id, denied=VERSIONS_EDITORS_ONLY)
+    versions = list(document.versions.order_by("number"))
+    labels = dict(ChangeSource.choices)
+    rows: list[VersionSummary] = []
+    previous: DocumentVersion | None = None
+    for version in versions:
+        if previous is None:
+            changed: tuple[str, ...] = ("First version",)
+        else:
+            text = ("Text",) if version.text_id != previous.text_id else ()
+            fields = tuple(change.label for change in changed_fields(previous, version))
+            changed = text + tuple(
+                label for label in fields if label != FIELD_LABELS["content_hash"]
+            )
+        rows.append(
+            VersionSummary(
+                number=version.number,
+                created_at=version.created_at,
+                actor_name=version.actor_name,
+                source=labels.get(version.source, version.source),
+                reason=version.reason,
+                restored_from=version.restored_from,
+                changed=changed or ("Nothing shown (re-indexed)",),
+                is_current=version.number == document.current_version,
+            )
+        )
+        previous = version
+    return rows[::-1]
+
+
+def document_version_get(*, user: AnyUser, document_id: int, number: int) -> DocumentVersion:
+    """Version `number` of a document with its text (rules of document_version_list; a
+    number the document does not have, or no longer keeps, is Http404)."""
+    document = document_get_editable(user, document_id, denied=VERSIONS_EDITORS_ONLY)
+    version = document.versions.select_related("text").filter(number=number).first()
+    if version is None:
+        raise Http404
+    version.document = document  # the visible row (with its chunk count), not a re-read
+    return version
+
+
+def document_version_diff(*, user: AnyUser, document_id: int, a: int, b: int) -> VersionDiff:
+    """The changes from version `a` to version `b` of a document (rules as above)."""
+    older = document_version_get(user=user, document_id=document_id, number=a)
+    newer = document_version_get(user=user, document_id=document_id, number=b)
+    return version_diff(older, newer)
+
+
+def chunk_versions(pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """{(document id, chunk id): the newest version of the document whose text has that
+    chunk} for the given pairs: the version a citation of the chunk reads."""
+    wanted = set(pairs)
+    if not wanted:
+        return {}
+    rows = DocumentVersion.objects.filter(
+        document_id__in={document_id for document_id, _ in wanted},
+        chunk_ids__overlap=sorted({chunk_id for _, chunk_id in wanted}),
+    ).values_list("document_id", "number", "chunk_ids")
+    found: dict[tuple[int, int], int] = {}
+    for document_id, number, chunk_ids in rows:
+        for chunk_id in chunk_ids:
+            key = (document_id, chunk_id)
+            if key in wanted and number > found.get(key, 0):
+                found[key] = number
+    return found
+
+
+def document_version_of(*, document: Document, number: int) -> DocumentVersion | None:
+    """Version `number` of a document the caller has already found visible (with its text),
+    or None when it has no such version (or no longer keeps it). The caller decides who may
+    read it (chat: editors, and the askers whose answers cite it)."""
+    return document.versions.select_related("text").filter(number=number).first()

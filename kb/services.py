@@ -19,6 +19,7 @@ from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.embeddings.exceptions import EmbeddingDimensionError
 from kb.embeddings.spaces import ActiveSpace, active_space, check_space_dimensions
 from kb.ingestion.budget import IngestBudget, IngestRejected
+from kb.ingestion.chunk import ChunkDraft, chunk_text
 from kb.ingestion.extract import UnsupportedSource
 from kb.ingestion.prepare import (
     ChunkParams,
@@ -27,7 +28,14 @@ from kb.ingestion.prepare import (
     content_hash,
     prepare_document,
 )
-from kb.models import Chunk, Document, Edge
+from kb.models import Chunk, Document, DocumentVersion, Edge
+from kb.versions import (
+    RESTORED_FIELDS,
+    document_version_record,
+    version_content,
+    versions_ensure,
+    versions_record_written,
+)
 from portal.access.models import Project
 
 logger = logging.getLogger(__name__)
@@ -70,6 +78,8 @@ class _Plan:
     vectors: list[list[float]] | None = None
     # the tenant's active embedding space the vectors are in (None: the caller's embedder)
     space: str | None = None
+    # the version this write restores (kb.versions records it on the new version)
+    restored_from: int | None = None
 
 
 def chunk_params() -> ChunkParams:
@@ -275,6 +285,8 @@ def _write(plan: _Plan, origin: AuditContext) -> IngestOutcome:
     with transaction.atomic():
         _hold_embedding_space([plan])
         document, created, slug, warnings = _claim_row(project=project, prepared=prepared)
+        if not created:
+            versions_ensure([document])
         old_slug = None if created else document.slug
         before = None if created else audited_values(document)
         _apply(document, prepared, slug)
@@ -284,10 +296,13 @@ def _write(plan: _Plan, origin: AuditContext) -> IngestOutcome:
 
         if not created:
             Chunk.objects.filter(document=document).delete()
-        Chunk.objects.bulk_create(_chunk_rows(document, plan), batch_size=1000)
+        chunks = Chunk.objects.bulk_create(_chunk_rows(document, plan), batch_size=1000)
         if prepared.chunks:
             _write_search_vectors([document.pk])
         _write_edges(document=document, edges=prepared.edges, old_slug=old_slug)
+        versions_record_written(
+            [(document, chunks, prepared.edges)], origin, restored_from=plan.restored_from
+        )
     return IngestOutcome(
         document=document,
         status="created" if created else "updated",
@@ -386,6 +401,7 @@ def _write_many_atomic(plans: list[_Plan], origin: AuditContext) -> list[IngestO
     by_slug = {row.slug: row for row in rows}
     if len(by_path) != len([row for row in rows if row.source_path in paths]):
         raise _NeedsPerDocumentWrite
+    versions_ensure(row for row in rows if row.source_path in paths)
     now = timezone.now()
     created: list[Document] = []
     updated: list[Document] = []
@@ -414,10 +430,13 @@ def _write_many_atomic(plans: list[_Plan], origin: AuditContext) -> list[IngestO
         Document.objects.bulk_update(updated, [*DOCUMENT_FIELDS, "updated_at"])
         Chunk.objects.filter(document__in=updated).delete()
         Edge.objects.filter(from_document__in=updated).delete()
-    Chunk.objects.bulk_create(
+    chunks = Chunk.objects.bulk_create(
         [row for plan, document, _ in order for row in _chunk_rows(document, plan)],
         batch_size=1000,
     )
+    chunks_of: dict[int, list[Chunk]] = {}
+    for chunk in chunks:
+        chunks_of.setdefault(chunk.document_id, []).append(chunk)
     ids = [document.pk for _, document, _ in order]
     _write_search_vectors(ids)
     Edge.objects.bulk_create(
@@ -431,6 +450,13 @@ def _write_many_atomic(plans: list[_Plan], origin: AuditContext) -> list[IngestO
     _resolve_incoming_edges(project_id=project.pk, document_ids=ids)
     for document in updated:
         report_changes(document, before[document.pk], origin)
+    versions_record_written(
+        [
+            (document, chunks_of.get(document.pk, []), plan.prepared.edges)
+            for plan, document, _ in order
+        ],
+        origin,
+    )
     return [
         IngestOutcome(
             document=document,
@@ -688,6 +714,7 @@ def document_soft_delete(*, document: Document, origin: AuditContext = SYSTEM) -
     return document
 
 
+@transaction.atomic
 def document_update_metadata(
     *,
     document: Document,
@@ -695,8 +722,11 @@ def document_update_metadata(
     tags: list[str] = UNSET,
     summary: str = UNSET,
     owners: list[str] = UNSET,
+    origin: AuditContext = SYSTEM,
 ) -> Document:
-    """Change editor-curated metadata; only the given fields are written."""
+    """Change editor-curated metadata; only the given fields are written (a new version when
+    any of them changed)."""
+    versions_ensure([document])
     fields: list[str] = []
     if title is not UNSET:
         document.title = title.strip()[:500]
@@ -712,7 +742,49 @@ def document_update_metadata(
         fields.append("owners")
     if fields:
         document.save(update_fields=[*fields, "updated_at"])
+        document_version_record(document=document, origin=origin)
     return document
+
+
+def document_version_restore(
+    *, document: Document, version: DocumentVersion, origin: AuditContext
+) -> IngestOutcome:
+    """Write `version` of `document` again as its newest version, through the ingest write
+    path: its text chunked and embedded as any ingest does, its fields (the source's and
+    the curated ones) and declared relations as they were; the document keeps its path and
+    slug. Call inside the transaction that audits the restore; raises EmbeddingError."""
+    if version.document_id != document.pk:
+        raise ValueError("The version belongs to another document.")
+    content = version_content(version)
+    prepared = PreparedDocument(
+        source_path=document.source_path,
+        slug=document.slug,
+        **{name: getattr(version, name) for name in RESTORED_FIELDS},
+        edges=[(kind, slug) for kind, slug in version.edges],
+        chunks=_chunked(content, title=version.title),
+    )
+    plan = _Plan(
+        project=document.project,
+        prepared=prepared,
+        title_override=None,
+        restored_from=version.number,
+    )
+    _embed_in_active_space([plan])
+    return _write(plan, origin)
+
+
+def _chunked(content: str, *, title: str) -> list[ChunkDraft]:
+    params = chunk_params()
+    return list(
+        chunk_text(
+            content,
+            title=title,
+            target_tokens=params.target_tokens,
+            max_tokens=params.max_tokens,
+            overlap_tokens=params.overlap_tokens,
+            embed_window=params.embed_window,
+        )
+    )
 
 
 def _dedupe(values: list[str]) -> list[str]:

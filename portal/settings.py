@@ -440,4 +440,6 @@ RETENTION: dict[str, int | None] = {
     "CHAT_LOG_DAYS": env_days("RETENTION_CHAT_LOG_DAYS"),
     "CONVERSATION_DAYS": env_days("RETENTION_CONVERSATION_DAYS"),
     "CONTENT_GAP_DAYS": env_days("RETENTION_CONTENT_GAP_DAYS"),
+    # old document versions (a document's current version is always kept)
+    "VERSION_DAYS": env_days("KB_VERSION_RETENTION_DAYS"),
 }

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from canonical import privacy as canonical_privacy
 from chat import privacy as chat_privacy
+from kb import privacy as kb_privacy
 from portal.access import privacy as access_privacy
 
 if TYPE_CHECKING:
@@ -46,5 +47,10 @@ PERSONAL_DATA: tuple[PersonalData, ...] = (
         key="audit_trail",
         export=canonical_privacy.record_changes_export,
         erase=canonical_privacy.record_changes_anonymise,
+    ),
+    PersonalData(
+        key="document_versions",
+        export=kb_privacy.document_versions_export,
+        erase=kb_privacy.document_versions_anonymise,
     ),
 )

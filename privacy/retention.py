@@ -15,13 +15,17 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from chat.models import ChatLog, ContentGap, Conversation
+from kb.versions import versions_purge
 
 
 @dataclass(frozen=True, kw_only=True)
 class Retained:
     key: str  # in the report
     setting: str  # key of settings.RETENTION
-    older_than: Callable[[dt.datetime], QuerySet]
+    older_than: Callable[[dt.datetime], QuerySet] | None = None
+    # a kind whose rows need more than a delete (rows to keep, rows left unused): its own
+    # purge(cutoff, dry_run) -> count, instead of deleting `older_than`
+    purge: Callable[[dt.datetime, bool], int] | None = None
 
 
 RETAINED: tuple[Retained, ...] = (
@@ -40,6 +44,12 @@ RETAINED: tuple[Retained, ...] = (
         key="content_gaps",
         setting="CONTENT_GAP_DAYS",
         older_than=lambda cutoff: ContentGap.objects.filter(last_seen__lt=cutoff),
+    ),
+    # old versions of documents; a document's current version is never purged
+    Retained(
+        key="document_versions",
+        setting="VERSION_DAYS",
+        purge=lambda cutoff, dry_run: versions_purge(older_than=cutoff, dry_run=dry_run),
     ),
 )
 
@@ -73,6 +83,10 @@ def retention_purge(*, dry_run: bool = False, now: dt.datetime | None = None) ->
     for entry in RETAINED:
         if entry.key not in cutoffs:
             continue
+        if entry.purge is not None:
+            report[entry.key] = entry.purge(cutoffs[entry.key], dry_run)
+            continue
+        assert entry.older_than is not None
         expired = entry.older_than(cutoffs[entry.key])
         if dry_run:
             report[entry.key] = expired.count()

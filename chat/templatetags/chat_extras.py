@@ -46,10 +46,15 @@ def cite_markers(answer: str, citations: list[dict[str, Any]]) -> SafeString:
 
 @register.filter
 def preview_href(citation: dict[str, Any]) -> str:
-    """The preview of a cited document, opened at the cited chunk."""
+    """The preview of a cited document, opened at the cited chunk in the version the answer
+    read (citations stored before versions were kept name none: today's text)."""
     url = reverse("chat-preview", kwargs={"pk": citation["document_id"]})
-    chunk_id = citation.get("chunk_id")
-    return f"{url}?chunk={int(chunk_id)}" if chunk_id else url
+    query = []
+    if citation.get("chunk_id"):
+        query.append(f"chunk={int(citation['chunk_id'])}")
+    if citation.get("version"):
+        query.append(f"version={int(citation['version'])}")
+    return f"{url}?{'&'.join(query)}" if query else url
 
 
 @register.filter

@@ -57,9 +57,11 @@ def test_a_handbook_question_gets_a_cited_answer(answerable, alpha, reader):
         assert citation["project_key"] == HANDBOOK_KEY
         assert citation["preview_url"] == f"/api/kb/documents/{citation['document_id']}/preview"
         assert set(citation) == {
-            "n", "document_id", "chunk_id", "title", "slug", "project_key", "heading_path",
-            "excerpt", "origin", "preview_url", "canonical_status", "canonical_type",
+            "n", "document_id", "chunk_id", "version", "title", "slug", "project_key",
+            "heading_path", "excerpt", "origin", "preview_url", "canonical_status",
+            "canonical_type",
         }  # fmt: skip
+        assert citation["version"] == 1  # the handbook as ingested: its version 1
     meta = body["meta"]
     assert meta["provider"] == "extractive"
     assert meta["citation_check"]["dropped"] == []

@@ -148,6 +148,8 @@ def test_preview_api_returns_the_document_rebuilt_from_its_chunks(alpha, docs):
         "retrieval_priority": 80,
         "content": "# Runbook\n\nStep one. Step two.",
         "content_html": "<h1>Runbook</h1>\n<p>Step one. Step two.</p>\n",
+        "version": 0,  # a row made by hand: no version kept
+        "current_version": 0,
     }
 
 

@@ -232,6 +232,30 @@ def test_a_foreign_projects_document_answers_like_a_missing_one(live):
     assert all(hit["project_key"] == OWN for hit in payload(found)["hits"])
 
 
+def test_get_document_reads_an_older_version_for_editors(live):
+    """cache-redis has two versions: its ingest, then the fixture's priority change."""
+    doc = live.docs["cache-redis"]
+    _, (first, current, missing) = run_session(
+        live,
+        live.tokens["editor"],
+        [
+            ("get_document", {"document_id": doc, "version": 1}),
+            ("get_document", {"document_id": doc}),
+            ("get_document", {"document_id": doc, "version": 9}),
+        ],
+    )
+    old = payload(first)
+    assert (old["version"], old["current_version"], old["pinned"]) == (1, 2, True)
+    assert "Redis Cluster is the standard cache layer" in old["content"]
+    assert (payload(current)["version"], payload(current)["pinned"]) == (2, False)
+    assert error_text(missing).endswith(": Not found.")
+    # a reader reads the versions their own answers cited, not this one
+    _, (denied,) = run_session(
+        live, live.tokens["reader"], [("get_document", {"document_id": doc, "version": 1})]
+    )
+    assert error_text(denied).endswith(": Not found.")
+
+
 def test_bad_arguments_are_tool_errors_and_the_session_goes_on(live):
     _, results = run_session(
         live,

@@ -18,7 +18,7 @@ from chat.models import ChatLog, Conversation, Message
 from chat.services import message_send
 from kb.curation import AuditContext, ChangeSource
 from kb.filters import SearchFilters
-from kb.models import Document
+from kb.models import Document, DocumentVersion
 from kb.services import document_ingest
 from portal.access.models import Membership, Project
 from privacy.services import user_data_export, user_erase
@@ -113,6 +113,9 @@ def test_export_holds_exactly_the_users_rows(world):
     assert [(r["field"], r["to_value"], r["reason"]) for r in export["audit_trail"]] == [
         ("retrieval_priority", "70", "anna's call")
     ]
+    assert [
+        (v["document_slug"], v["number"], v["reason"]) for v in export["document_versions"]
+    ] == [(f"{NORTH}-deploys", 2, "anna's call")]
     assert [(a["action"], a["object"]) for a in export["console_actions"]] == [
         ("Change", f"{NORTH} renamed by anna")
     ]
@@ -186,7 +189,13 @@ def test_erasure_removes_the_person_and_keeps_the_audit_trail(world, alpha):
     anna, bob, north = world["anna"], world["bob"], world["docs"][NORTH]
     token = token_for(alpha, anna)
     counts = user_erase(user=anna)
-    assert counts == {"conversations": 2, "chat_log": 2, "audit_trail": 1, "account": 1}
+    assert counts == {
+        "conversations": 2,
+        "chat_log": 2,
+        "audit_trail": 1,
+        "document_versions": 1,
+        "account": 1,
+    }
 
     assert not get_user_model().objects.filter(username="anna").exists()
     assert not Conversation.objects.filter(title__contains="anna").exists()
@@ -202,6 +211,17 @@ def test_erasure_removes_the_person_and_keeps_the_audit_trail(world, alpha):
         .values_list("actor_name", "to_value", "reason")
     )
     assert trail == [("erased user", "70", "anna's call"), ("bob", "60", "bob's call")]
+    # the document's versions keep what changed and why, not who (when it was anna)
+    versions = list(
+        DocumentVersion.objects.filter(document=north)
+        .order_by("number")
+        .values_list("actor_name", "retrieval_priority", "reason")
+    )
+    assert versions == [
+        ("system", 50, ""),
+        ("erased user", 70, "anna's call"),
+        ("bob", 60, "bob's call"),
+    ]
 
     # the erased user cannot sign in, and their token is gone
     client = alpha.client()
@@ -276,7 +296,7 @@ def test_commands_export_and_erase(world, tmp_path, capsys):
         call_command("user_erase", "--tenant", "alpha", "--username", "anna")
     call_command("user_erase", "--tenant", "alpha", "--username", "anna", "--yes")
     assert (
-        "Erased anna: 2 conversations, 2 chat_log, 1 audit_trail, 1 account"
+        "Erased anna: 2 conversations, 2 chat_log, 1 audit_trail, 1 document_versions, 1 account"
         in capsys.readouterr().out
     )
     with pytest.raises(CommandError, match="No user 'anna'"):

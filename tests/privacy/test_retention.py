@@ -24,7 +24,12 @@ def days_ago(days: float) -> time_machine.travel:
 
 @pytest.fixture
 def aged(alpha, settings):
-    settings.RETENTION = {"CHAT_LOG_DAYS": 30, "CONVERSATION_DAYS": 90, "CONTENT_GAP_DAYS": None}
+    settings.RETENTION = {
+        "CHAT_LOG_DAYS": 30,
+        "CONVERSATION_DAYS": 90,
+        "CONTENT_GAP_DAYS": None,
+        "VERSION_DAYS": None,
+    }
     user = make_user(alpha, "ret-user")
     rows = {}
     for name, age in (("log_old", 30.01), ("log_new", 29.99)):
@@ -92,6 +97,7 @@ def test_by_default_everything_is_kept(aged, settings, capsys):
         "CHAT_LOG_DAYS": None,
         "CONVERSATION_DAYS": None,
         "CONTENT_GAP_DAYS": None,
+        "VERSION_DAYS": None,
     }
     with time_machine.travel(NOW + dt.timedelta(days=3650), tick=False):
         call_command("retention_purge", "--tenant", "alpha")
