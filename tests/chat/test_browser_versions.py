@@ -25,6 +25,7 @@ from tests.live import (
     live_server,
     require_chromium,
     shoot,
+    signed_in_page,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
@@ -132,23 +133,10 @@ def browser(server, settings) -> Iterator[Any]:
         chromium.close()
 
 
-def _signed_in(browser: Any, base: str, who: tuple[str, str], next_url: str) -> Any:
-    page = browser.new_context(viewport=DESKTOP).new_page()
-    page.set_default_timeout(60_000)
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(f"{base}/login/?next={next_url}")
-    page.fill("#id_username", who[0])
-    page.fill("#id_password", who[1])
-    page.click("form button[type=submit]")
-    page.wait_for_url(f"**{next_url}*")
-    return page
-
-
 def test_a_reader_opens_an_old_answers_chip_and_reads_the_passage_as_it_was(browser, server):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server["base"], READER, f"/chat/c/{server['conversation_id']}/")
+    page = signed_in_page(browser, server["base"], READER, f"/chat/c/{server['conversation_id']}/")
     chip = page.locator("article.bubble-answer a.chip").first
     assert "version=1" in (chip.get_attribute("href") or "")
     chip.click()
@@ -177,7 +165,7 @@ def test_an_editor_reads_the_history_compares_and_restores_a_version(browser, se
     from playwright.sync_api import expect
 
     document_id = server["document_id"]
-    page = _signed_in(browser, server["base"], EDITOR, f"/chat/documents/{document_id}/")
+    page = signed_in_page(browser, server["base"], EDITOR, f"/chat/documents/{document_id}/")
     history = page.locator("#versions + .table-scroll table.versions")
     expect(history.locator("tbody tr")).to_have_count(2)
     assert "current" in history.locator("tbody tr").first.inner_text()
@@ -227,7 +215,7 @@ def test_an_editor_reads_the_history_compares_and_restores_a_version(browser, se
 
 def test_a_reader_of_the_project_may_not_open_the_versions(browser, server):
     document_id = server["document_id"]
-    page = _signed_in(browser, server["base"], READER, f"/chat/documents/{document_id}/")
+    page = signed_in_page(browser, server["base"], READER, f"/chat/documents/{document_id}/")
     assert page.locator("#versions").count() == 0
     response = page.goto(f"{server['base']}/chat/documents/{document_id}/versions/")
     assert response is not None and response.status == 403
