@@ -41,6 +41,11 @@ PERSONAL_DATA: tuple[PersonalData, ...] = (
     ),
     PersonalData(key="feedback", export=chat_privacy.feedback_export),
     PersonalData(
+        key="notifications",
+        export=chat_privacy.notifications_export,
+        erase=chat_privacy.notifications_erase,
+    ),
+    PersonalData(
         key="chat_log", export=chat_privacy.chat_log_export, erase=chat_privacy.chat_log_erase
     ),
     PersonalData(

@@ -234,3 +234,131 @@ def test_the_confirmation_pages_say_how_many_answers_and_people_cite_the_records
         LIST_URL, {"action": "deprecate_records", "_selected_action": [world["successor"].pk]}
     ).content.decode()
     assert "No stored answer cites" in quiet
+
+
+# --- notifications ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def notified(alpha, world):
+    """The reader's answer, its document superseded, the job run: one notification."""
+    answer = ask(world["reader"], world["document"])
+    services.record_supersede(old=world["document"], new=world["successor"], by=by(world))
+    run_queued_tasks()
+    drift = AnswerDrift.objects.get(message=answer)
+    return {**world, "answer": answer, "drift": drift}
+
+
+def page_client(alpha, user):
+    client = alpha.client()
+    client.force_login(user)
+    return client
+
+
+def test_the_bell_counts_unread_notifications_on_every_page(alpha, notified):
+    client = page_client(alpha, notified["reader"])
+    for url in ("/", "/chat/", "/search/"):
+        page = client.get(url).content.decode()
+        assert 'aria-label="Notifications, 1 unread"' in page, url
+        assert '<span class="bell-count" aria-hidden="true">1</span>' in page
+    quiet = page_client(alpha, notified["other"]).get("/chat/").content.decode()
+    assert 'aria-label="Notifications"' in quiet and "bell-count" not in quiet
+
+
+def test_the_notifications_page_says_what_changed_and_offers_to_ask_again(alpha, notified):
+    page = page_client(alpha, notified["reader"]).get("/chat/notifications/").content.decode()
+    answered = notified["answer"].created_at
+    assert "Your answer of <time datetime=" in page
+    assert f">{answered.day} {answered:%b}</time> about “" in page
+    assert QUESTION in page and "Billing queue</a>, now superseded by" in page
+    assert "Billing on Kafka</a>." in page and "Reason given: moved to Kafka" in page
+    assert 'class="reask-form"' in page
+    assert f'name="conversation_id" value="{notified["answer"].conversation_id}"' in page
+
+
+def test_reask_creates_a_new_turn_in_the_same_conversation(alpha, notified):
+    client = page_client(alpha, notified["reader"])
+    conversation_id = notified["answer"].conversation_id
+    before = Message.objects.filter(conversation_id=conversation_id).count()
+    response = client.post(
+        "/chat/send",
+        {"question": QUESTION, "conversation_id": conversation_id, "project_keys": KEY},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == f"/chat/c/{conversation_id}/"
+    assert Message.objects.filter(conversation_id=conversation_id).count() == before + 2
+
+
+def test_the_conversation_page_notes_the_changed_source(alpha, notified):
+    client = page_client(alpha, notified["reader"])
+    page = client.get(f"/chat/c/{notified['answer'].conversation_id}/").content.decode()
+    assert "Source changed since this answer:</strong> Billing queue: now superseded by" in page
+
+
+def test_mark_one_and_all_read(alpha, notified, world):
+    client = page_client(alpha, notified["reader"])
+    drift = notified["drift"]
+    response = client.post(f"/chat/notifications/{drift.pk}/read")
+    assert response.status_code == 302
+    drift.refresh_from_db()
+    assert drift.read_at is not None
+    assert "bell-count" not in client.get("/chat/").content.decode()
+    # a second answer drifts: mark all read; the htmx form gets the list fragment
+    ask(notified["reader"], world["document"])
+    services.record_deprecate(document=world["successor"], by=by(world))
+    document_soft_delete(document=world["document"], origin=by(world))
+    run_queued_tasks()
+    assert AnswerDrift.objects.filter(user=notified["reader"], read_at__isnull=True).exists()
+    fragment = client.post(
+        "/chat/notifications/read", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="notifications"
+    ).content.decode()
+    assert fragment.startswith('\n<section id="notifications"') or fragment.lstrip().startswith(
+        '<section id="notifications"'
+    )
+    assert "<html" not in fragment
+    assert not AnswerDrift.objects.filter(user=notified["reader"], read_at__isnull=True).exists()
+
+
+def test_another_users_notification_is_a_404(alpha, beta, notified):
+    drift = notified["drift"]
+    other = page_client(alpha, notified["other"])
+    assert other.post(f"/chat/notifications/{drift.pk}/read").status_code == 404
+    assert "Billing queue" not in other.get("/chat/notifications/").content.decode()
+    api = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, notified['other'])}")
+    assert api.post(f"/api/chat/notifications/{drift.pk}/read").status_code == 404
+    assert api.get("/api/chat/notifications").json() == {"unread": 0, "results": []}
+    drift.refresh_from_db()
+    assert drift.read_at is None
+    # another tenant's reader does not even reach the row
+    stranger = make_user(beta, "drift-stranger")
+    with beta.scope():
+        client = beta.client()
+        client.force_login(stranger)
+        assert client.post(f"/chat/notifications/{drift.pk}/read").status_code == 404
+
+
+def test_notifications_over_the_api(alpha, notified):
+    api = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, notified['reader'])}")
+    listing = api.get("/api/chat/notifications")
+    assert listing.status_code == 200
+    body = listing.json()
+    assert body["unread"] == 1
+    [row] = body["results"]
+    assert row["kind"] == "superseded" and row["unread"] is True
+    assert row["successor_title"] == "Billing on Kafka" and row["question"] == QUESTION
+    assert row["conversation_id"] == notified["answer"].conversation_id
+    assert "now superseded by Billing on Kafka" in row["text"]
+    read = api.post(f"/api/chat/notifications/{row['id']}/read")
+    assert read.status_code == 200 and read.json()["read_at"]
+    assert api.get("/api/chat/notifications").json()["unread"] == 0
+
+
+def test_the_export_includes_notifications_and_erasure_removes_them(notified):
+    from privacy.services import user_data_export, user_erase
+
+    reader = notified["reader"]
+    export = user_data_export(user=reader)
+    [row] = export["notifications"]
+    assert row["kind"] == "superseded" and "now superseded by Billing on Kafka" in row["text"]
+    user_erase(user=reader)
+    assert not AnswerDrift.objects.filter(pk=notified["drift"].pk).exists()
