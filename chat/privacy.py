@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chat.models import AnswerDrift, ChatLog, Conversation, Feedback, Message
+from chat.models import ChatLog, Conversation, Feedback, Message
 from chat.notifications import notification_list
 from chat.selectors import (
     ACCESS_ENDED,
@@ -119,8 +119,3 @@ def notifications_export(user: User) -> list[dict[str, Any]]:
         for row in notification_list(user=user, unread_first=False, limit=None)
     ]
 
-
-def notifications_erase(user: User) -> int:
-    """Delete the user's notifications; returns how many."""
-    count, _ = AnswerDrift.objects.filter(user=user).delete()
-    return count
