@@ -71,8 +71,7 @@ def populate(answers: int) -> dict[str, Any]:
     documents = [o.document for o in outcomes if o.document is not None]
     assert len(documents) == DOCUMENTS, outcomes
     first_chunk = {
-        doc.pk: Chunk.objects.filter(document=doc).order_by("chunk_order").first()
-        for doc in documents
+        doc.pk: Chunk.objects.filter(document=doc).order_by("chunk_order")[0] for doc in documents
     }
     User = get_user_model()
     User.objects.bulk_create(User(username=f"asker{n}") for n in range(ASKERS))

@@ -118,4 +118,3 @@ def notifications_export(user: User) -> list[dict[str, Any]]:
         }
         for row in notification_list(user=user, unread_first=False, limit=None)
     ]
-
