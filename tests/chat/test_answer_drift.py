@@ -362,3 +362,28 @@ def test_the_export_includes_notifications_and_erasure_removes_them(notified):
     assert row["kind"] == "superseded" and "now superseded by Billing on Kafka" in row["text"]
     user_erase(user=reader)
     assert not AnswerDrift.objects.filter(pk=notified["drift"].pk).exists()
+
+
+def test_the_migration_backfills_citation_rows_of_answers_stored_before(world):
+    import importlib
+
+    from django.apps import apps
+
+    answer = ask(world["reader"], world["document"])
+    kept = list(
+        CitedDocument.objects.filter(message=answer).values_list(
+            "document_id", "version", "chunk_id", "chunk_hash", "status"
+        )
+    )
+    CitedDocument.objects.filter(message=answer).delete()
+    migration = importlib.import_module("chat.migrations.0005_backfill_cited_documents")
+    CitedDocument.objects.exclude(message=answer).delete()  # only this answer's rows to write
+    migration.backfill(apps, None)
+    assert (
+        list(
+            CitedDocument.objects.filter(message=answer).values_list(
+                "document_id", "version", "chunk_id", "chunk_hash", "status"
+            )
+        )
+        == kept
+    )
