@@ -27,6 +27,7 @@ from canonical import selectors, services
 from canonical.models import CanonicalRecord, RecordChange
 from canonical.transitions import CurationError, change_errors, check_reason
 from kb.curation import AuditContext, ChangeSource
+from kb.drift import citing_count
 from kb.models import Document, Edge, EdgeType
 from kb.selectors import document_version_diff, document_version_list
 from kb.versions import VersionDiff, diff_pair
@@ -365,6 +366,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
             "action": action,
             "opts": self.model._meta,
             "records": records,
+            "citing": citing_count([doc.pk for doc in records]),
             "form": form,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         }
@@ -454,6 +456,7 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
             "title": "Supersede records",
             "opts": self.model._meta,
             "records": records,
+            "citing": citing_count([doc.pk for doc in records]),
             "form": form,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "has_candidates": candidates.exists(),

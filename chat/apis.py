@@ -1,4 +1,5 @@
-"""Chat API: one grounded chat turn, and the sanitised document preview behind citations."""
+"""Chat API: one grounded chat turn, the sanitised document preview behind citations, and the
+caller's notifications of answer drift."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chat.models import Conversation, ConversationSource
+from chat.models import Conversation, ConversationSource, DriftKind
+from chat.notifications import (
+    notification_list,
+    notification_mark_read,
+    notification_unread_count,
+)
 from chat.providers import ProviderError
 from chat.selectors import conversation_get_for_user, document_preview
 from chat.services import ChatInputError, message_send, question_length_error
@@ -152,3 +158,70 @@ class DocumentPreviewApi(APIView):
             user=request.user, document_id=pk, version=version, version_required=True
         )
         return Response(self.OutputSerializer(preview.to_dict()).data)
+
+
+class NotificationOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(
+        choices=DriftKind.values, help_text="What happened to the cited document"
+    )
+    text = serializers.CharField(help_text="The notification in one sentence")
+    unread = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    read_at = serializers.DateTimeField(allow_null=True)
+    answered_at = serializers.DateTimeField(help_text="When the answer was given")
+    message_id = serializers.IntegerField(help_text="The answer whose source changed")
+    conversation_id = serializers.IntegerField(
+        help_text="Ask `question` again in it: POST /api/kb/chat with this conversation_id"
+    )
+    question = serializers.CharField(allow_blank=True)
+    document_id = serializers.IntegerField()
+    document_title = serializers.CharField()
+    successor_id = serializers.IntegerField(allow_null=True)
+    successor_title = serializers.CharField(allow_blank=True)
+    detail = serializers.CharField(allow_blank=True, help_text="The editor's reason, if given")
+    project_keys = serializers.ListField(child=serializers.CharField())
+
+
+class NotificationListApi(APIView):
+    """The caller's notifications of answer drift, unread first."""
+
+    key_scopes = {"GET": KeyScope.CHAT}
+
+    class OutputSerializer(serializers.Serializer):
+        unread = serializers.IntegerField()
+        results = NotificationOutputSerializer(many=True)
+
+    @extend_schema(
+        responses={200: OutputSerializer},
+        summary="List your notifications: answers whose sources changed",
+    )
+    def get(self, request: Request) -> Response:
+        rows = notification_list(user=request.user)
+        return Response(
+            self.OutputSerializer(
+                {
+                    "unread": notification_unread_count(user=request.user),
+                    "results": [row.to_dict() for row in rows],
+                }
+            ).data
+        )
+
+
+class NotificationReadApi(APIView):
+    """Mark one of the caller's notifications read (another user's answers 404)."""
+
+    key_scopes = {"POST": KeyScope.CHAT}
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        read_at = serializers.DateTimeField()
+
+    @extend_schema(
+        request=None,
+        responses={200: OutputSerializer},
+        summary="Mark a notification read",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        row = notification_mark_read(user=request.user, notification_id=pk)
+        return Response(self.OutputSerializer({"id": row.pk, "read_at": row.read_at}).data)

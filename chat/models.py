@@ -178,3 +178,74 @@ class Feedback(models.Model):
     def reason_labels(self) -> list[str]:
         labels = dict(FeedbackReason.choices)
         return [labels.get(value, value) for value in self.reasons or []]
+
+
+class CitedDocument(models.Model):
+    """One citation of a stored answer as a row, written with the answer: the drift job finds
+    the answers citing a document through an index instead of reading every message's JSON."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="cited_documents")
+    document = models.ForeignKey(
+        "kb.Document", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    version = models.PositiveIntegerField(null=True, blank=True)
+    chunk_id = models.BigIntegerField(null=True, blank=True)
+    # kb.versions.chunk_hash of the passage as read ("" when not known): the passage has
+    # changed once no chunk of the document's current text has this hash
+    chunk_hash = models.CharField(max_length=64, blank=True, default="")
+    # the document's canonical status as the answer read it ("" for none)
+    status = models.CharField(max_length=20, blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["document", "message"], name="chat_cited_document")]
+
+    def __str__(self) -> str:
+        return f"message {self.message_id} cites document {self.document_id}"
+
+
+class DriftKind(models.TextChoices):
+    """What happened to a cited document since the answer read it."""
+
+    SUPERSEDED = "superseded", "superseded"
+    DEPRECATED = "deprecated", "deprecated"
+    ARCHIVED = "archived", "archived"
+    DELETED = "deleted", "deleted"
+    CHANGED = "changed", "changed"
+
+
+class AnswerDrift(models.Model):
+    """A stored answer whose cited document changed since: the mark on the answer and its
+    asker's notification (unique per answer, document and kind, so the job is idempotent)."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="drifts")
+    # the asker (the conversation's owner), kept here so the bell counts with one index
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="answer_drifts"
+    )
+    document = models.ForeignKey("kb.Document", on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=12, choices=DriftKind.choices)
+    successor = models.ForeignKey(
+        "kb.Document", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    detail = models.TextField(blank=True, default="")  # the editor's reason, when one was given
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["message", "document", "kind"], name="chat_drift_one_per_kind"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["user"],
+                condition=models.Q(read_at__isnull=True),
+                name="chat_drift_unread",
+            ),
+            models.Index(fields=["user", "-created_at"], name="chat_drift_user_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"answer {self.message_id}: document {self.document_id} {self.kind}"

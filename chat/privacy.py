@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from chat.models import ChatLog, Conversation, Feedback, Message
+from chat.notifications import notification_list
 from chat.selectors import (
     ACCESS_ENDED,
     LOST_ACCESS_NOTE,
@@ -98,4 +99,22 @@ def feedback_export(user: User) -> list[dict[str, Any]]:
             "resolved_at": row.resolved_at.isoformat() if row.resolved_at else None,
         }
         for row in Feedback.objects.filter(user=user).order_by("created_at", "id")
+    ]
+
+
+def notifications_export(user: User) -> list[dict[str, Any]]:
+    """The user's notifications of answer drift, newest first, as their list shows them."""
+    return [
+        {
+            "id": row.id,
+            "kind": row.kind,
+            "text": row.text,
+            "message_id": row.message_id,
+            "conversation_id": row.conversation_id,
+            "document_id": row.document_id,
+            "successor_id": row.successor_id,
+            "created_at": row.created_at.isoformat(),
+            "read_at": row.read_at.isoformat() if row.read_at else None,
+        }
+        for row in notification_list(user=user, unread_first=False, limit=None)
     ]

@@ -31,6 +31,7 @@ from chat.citations import (
     places,
     renumber,
 )
+from chat.drift import cited_documents_record
 from chat.models import ChatLog, ContentGap, Conversation, Message, MessageRole
 from chat.prompt import (
     NO_GROUNDED_ANSWER,
@@ -845,6 +846,7 @@ def _store_turn(
             refusal_reason=refusal_reason or "",
             meta=meta,
         )
+        cited_documents_record(message=answer_message, citations=citations)
         # Touch the conversation so it sorts first in the list.
         conversation.save(update_fields=["updated_at"])
     chat_log_write(

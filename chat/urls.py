@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from chat import views, views_conversations, views_versions
+from chat import views, views_conversations, views_notifications, views_versions
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
@@ -31,6 +31,17 @@ urlpatterns = [
         "c/<int:conversation_id>/delete",
         views_conversations.conversation_delete_view,
         name="chat-conversation-delete",
+    ),
+    path("notifications/", views_notifications.notifications_page, name="chat-notifications"),
+    path(
+        "notifications/<int:notification_id>/read",
+        views_notifications.notification_read,
+        name="chat-notification-read",
+    ),
+    path(
+        "notifications/read",
+        views_notifications.notifications_read_all,
+        name="chat-notifications-read-all",
     ),
     path("m/<int:message_id>/feedback", views_conversations.feedback_view, name="chat-feedback"),
 ]

@@ -11,4 +11,10 @@ urlpatterns = [
         apis.DocumentPreviewApi.as_view(),
         name="chat-api-document-preview",
     ),
+    path("chat/notifications", apis.NotificationListApi.as_view(), name="chat-api-notifications"),
+    path(
+        "chat/notifications/<int:pk>/read",
+        apis.NotificationReadApi.as_view(),
+        name="chat-api-notification-read",
+    ),
 ]

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from chat.models import Conversation
+from chat.notifications import drift_notes_by_message
 from chat.providers import ProviderError, get_provider
 from chat.selectors import (
     citation_status_notes,
@@ -66,6 +67,9 @@ def _page_context(
     attach_answer_actions(request.user, messages_)
     citation_status_notes(user=request.user, messages=messages_)
     refusal_help(user=request.user, messages=messages_)
+    notes = drift_notes_by_message(user=request.user, messages=messages_)
+    for message in messages_:
+        message.drift_notes = notes.get(message.pk, [])  # type: ignore[attr-defined]
     return {
         "conversation": conversation,
         "conversations": conversation_list(user=request.user, query=request.GET.get("q", "")),

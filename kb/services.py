@@ -15,6 +15,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from kb.curation import SYSTEM, AuditContext, audited_values, report_changes
+from kb.drift import documents_changed
 from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.embeddings.exceptions import EmbeddingDimensionError
 from kb.embeddings.spaces import ActiveSpace, active_space, check_space_dimensions
@@ -711,6 +712,7 @@ def document_soft_delete(*, document: Document, origin: AuditContext = SYSTEM) -
         document.deleted_at = timezone.now()
         document.save(update_fields=["deleted_at", "updated_at"])
         report_changes(document, before, origin)
+        documents_changed([document.pk])
     return document
 
 

@@ -32,6 +32,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import F
 
 from kb.curation import AuditContext
+from kb.drift import documents_changed
 from kb.models import Chunk, Document, DocumentVersion, Edge, VersionText
 from kb.rendering import rebuild_content
 
@@ -67,10 +68,15 @@ DIFF_CONTEXT_LINES = 3  # unchanged lines shown around each changed passage
 # --- the text of a version (pure) -----------------------------------------------------------
 
 
+def chunk_hash(text: str) -> str:
+    """The identity of one chunk's text (a cited passage is unchanged while it is kept)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def chunk_entry(*, heading_path: str, text: str, overlap_chars: int, token_count: int) -> dict:
     """One chunk as a version keeps it."""
     return {
-        "hash": hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(),
+        "hash": chunk_hash(text),
         "heading_path": heading_path,
         "text": text,
         "overlap_chars": overlap_chars,
@@ -260,6 +266,8 @@ def _record(changes: list[_Change], origin: AuditContext) -> list[DocumentVersio
         version.document.current_version = version.number
     if created:
         Document.objects.bulk_update([v.document for v in created], ["current_version"])
+        # answers citing an earlier version may have drifted (a first version has none)
+        documents_changed([v.document_id for v in created if v.number > 1])
     return created
 
 

@@ -173,6 +173,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.context_processors.navigation",
+                # the notification bell (chat's; portal never imports chat)
+                "chat.context_processors.notifications",
             ],
         },
     }

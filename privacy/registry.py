@@ -40,6 +40,8 @@ PERSONAL_DATA: tuple[PersonalData, ...] = (
         erase=chat_privacy.conversations_erase,
     ),
     PersonalData(key="feedback", export=chat_privacy.feedback_export),
+    # notifications go with the answers they are about and with the user row (cascade)
+    PersonalData(key="notifications", export=chat_privacy.notifications_export),
     PersonalData(
         key="chat_log", export=chat_privacy.chat_log_export, erase=chat_privacy.chat_log_erase
     ),

@@ -71,6 +71,7 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
     from kb.embeddings import build_embedder
     from kb.filters import SearchFilters
     from kb.services import document_ingest
+    from kb.worker import run_queued_tasks
     from portal.access.services import project_ensure
 
     info = tenants["alpha"]
@@ -103,6 +104,9 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
                 embedder=embedder,
                 origin=AuditContext(actor=editor, source=ChangeSource.API),
             )
+            # the re-ingest queued the answer's drift check: run it, so no later test's
+            # worker meets a committed task this module left behind
+            run_queued_tasks()
         with live_server() as port:
             try:
                 yield {

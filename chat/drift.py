@@ -1,0 +1,158 @@
+"""Answer drift: stored answers whose cited document changed since they read it.
+
+Every stored answer writes one `CitedDocument` row per citation (the document, the version
+and chunk read, the passage's hash and the document's status as read). When kb reports a
+changed document (`kb.drift`: a new version or a deletion, inside the writer's transaction),
+one `answer_drift_check` task per document is queued in the same transaction, for the tenant
+it changed in. The task marks each answer citing the document whose source has moved on:
+
+- the document is deleted -> `deleted`;
+- its status is stale now (superseded, deprecated, archived) and was not when the answer
+  read it -> that status (with the successor of a superseded record);
+- the cited passage is no longer in the current text (no current chunk has its hash) ->
+  `changed`; a re-ingest that leaves the cited passage as it was marks nothing.
+
+One `AnswerDrift` row per (answer, document, kind), inserted with a set-based statement that
+ignores the rows already there: the job is idempotent and touches only the answers citing
+the document (the `chat_cited_document` index), whatever the number of stored answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+from typing import Any
+
+from django.db import connection
+from django.db.models import Count
+
+from canonical.selectors import status_change_reasons
+from chat.models import AnswerDrift, CitedDocument, Conversation, DriftKind, Message
+from kb.drift import CitationWatcher, CitingCount
+from kb.models import STALE_STATUSES, CanonicalStatus, Chunk, Document, Edge, EdgeType
+from kb.versions import chunk_hash
+from portal.tenants.selectors import current_schema
+
+logger = logging.getLogger(__name__)
+
+
+def cited_documents_record(*, message: Message, citations: list[dict[str, Any]]) -> None:
+    """Keep the citations of a just-stored answer as rows (inside its transaction)."""
+    cited = [c for c in citations if isinstance(c, dict) and c.get("document_id")]
+    if not cited:
+        return
+    texts = dict(
+        Chunk.objects.filter(
+            pk__in=[c["chunk_id"] for c in cited if c.get("chunk_id")]
+        ).values_list("pk", "text")
+    )
+    CitedDocument.objects.bulk_create(
+        CitedDocument(
+            message=message,
+            document_id=c["document_id"],
+            version=c.get("version"),
+            chunk_id=c.get("chunk_id"),
+            chunk_hash=chunk_hash(texts[c["chunk_id"]]) if c.get("chunk_id") in texts else "",
+            status=c.get("canonical_status") or "",
+        )
+        for c in cited
+    )
+
+
+def answers_citing_count(document_ids: Collection[int]) -> CitingCount:
+    """How many stored answers, and how many distinct askers, cite any of the documents."""
+    counts = CitedDocument.objects.filter(document_id__in=list(document_ids)).aggregate(
+        answers=Count("message_id", distinct=True),
+        people=Count("message__conversation__user_id", distinct=True),
+    )
+    return CitingCount(answers=counts["answers"] or 0, people=counts["people"] or 0)
+
+
+def drift_checks_enqueue(document_ids: Collection[int]) -> None:
+    """Queue one drift check per changed document that some answer cites (in the writer's
+    transaction: the change and its check commit together)."""
+    from chat.tasks import answer_drift_check
+
+    cited = (
+        CitedDocument.objects.filter(document_id__in=list(document_ids))
+        .values_list("document_id", flat=True)
+        .distinct()
+    )
+    schema = current_schema()
+    for document_id in sorted(cited):
+        answer_drift_check.enqueue(schema_name=schema, document_id=document_id)
+
+
+CITATION_WATCHER = CitationWatcher(changed=drift_checks_enqueue, count=answers_citing_count)
+
+
+def answer_drifts_mark(*, document_id: int) -> dict[str, int]:
+    """Mark the stored answers citing the document whose source has changed since they read
+    it; returns how many new marks of each kind (nothing twice: idempotent)."""
+    document = Document.objects.filter(pk=document_id).first()
+    marked: dict[str, int] = {}
+    if document is None:
+        return marked  # removed for good: the marks and citations went with it
+    if document.deleted_at is not None:
+        marked[DriftKind.DELETED] = _insert(document, DriftKind.DELETED, "TRUE", [])
+        return marked
+    status = document.canonical_status or ""
+    if status in STALE_STATUSES:
+        successor = None
+        if status == CanonicalStatus.SUPERSEDED:
+            successor = (
+                Edge.objects.filter(
+                    from_document=document,
+                    edge_type=EdgeType.INVALIDATED_BY,
+                    to_document__isnull=False,
+                )
+                .order_by("-id")
+                .values_list("to_document_id", flat=True)
+                .first()
+            )
+        reason = status_change_reasons(document_ids=[document.pk]).get(document.pk, "")
+        marked[status] = _insert(
+            document, status, "c.status <> %s", [status], successor_id=successor, detail=reason
+        )
+    current = sorted(
+        {
+            chunk_hash(text)
+            for text in Chunk.objects.filter(document=document).values_list("text", flat=True)
+        }
+    )
+    marked[DriftKind.CHANGED] = _insert(
+        document,
+        DriftKind.CHANGED,
+        "c.chunk_hash <> '' AND NOT (c.chunk_hash = ANY(%s))",
+        [current],
+    )
+    return marked
+
+
+def _insert(
+    document: Document,
+    kind: str,
+    condition: str,
+    params: list[Any],
+    *,
+    successor_id: int | None = None,
+    detail: str = "",
+) -> int:
+    """One INSERT ... SELECT over the document's citing rows; existing marks are kept."""
+    drift = AnswerDrift._meta.db_table
+    cited = CitedDocument._meta.db_table
+    message = Message._meta.db_table
+    conversation = Conversation._meta.db_table
+    sql = (
+        f"INSERT INTO {drift} (message_id, user_id, document_id, kind, successor_id, detail, "
+        f"created_at, read_at) "
+        f"SELECT DISTINCT c.message_id, conv.user_id, c.document_id, %s::varchar, %s::bigint, %s::text, now(), "
+        f"NULL::timestamptz "
+        f"FROM {cited} c JOIN {message} m ON m.id = c.message_id "
+        f"JOIN {conversation} conv ON conv.id = m.conversation_id "
+        f"WHERE c.document_id = %s AND ({condition}) "
+        f"ON CONFLICT (message_id, document_id, kind) DO NOTHING"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [kind, successor_id, detail, document.pk, *params])
+        return max(cursor.rowcount, 0)

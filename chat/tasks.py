@@ -1,0 +1,25 @@
+"""Background tasks of the chat app (run by `kb_worker`, queued by `chat.drift`)."""
+
+from __future__ import annotations
+
+import logging
+
+from django_tasks import task
+from django_tenants.utils import get_tenant_model, schema_context
+
+from chat.drift import answer_drifts_mark
+
+logger = logging.getLogger(__name__)
+
+
+@task()
+def answer_drift_check(*, schema_name: str, document_id: int) -> dict[str, int]:
+    """Mark the answers of one tenant that cite a changed document (idempotent)."""
+    if not get_tenant_model().objects.filter(schema_name=schema_name).exists():
+        logger.warning("skipping drift check of %s: tenant %r is gone", document_id, schema_name)
+        return {}
+    with schema_context(schema_name):
+        marked = answer_drifts_mark(document_id=document_id)
+    if any(marked.values()):
+        logger.info("answer drift in %s, document %s: %s", schema_name, document_id, marked)
+    return marked
