@@ -29,8 +29,7 @@ from canonical.transitions import CurationError, change_errors, check_reason
 from kb.curation import AuditContext, ChangeSource
 from kb.drift import citing_count
 from kb.models import Document, Edge, EdgeType
-from kb.selectors import document_version_diff, document_version_list
-from kb.versions import VersionDiff, diff_pair
+from kb.selectors import document_version_list, document_versions_compare
 from portal.access.models import Project
 from portal.admin_site import NotFoundOutOfScopeMixin, site
 
@@ -559,24 +558,17 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
         reason: str = "",
     ) -> HttpResponse:
         """The record's versions: history, the diff of `a` to `b`, the restore form for `a`."""
-        versions = document_version_list(user=request.user, document_id=document.pk)
-        numbers = [row.number for row in versions]
-        pair = diff_pair(numbers=numbers, current=document.current_version, a=a, b=b)
-        diff: VersionDiff | None = None
-        if isinstance(pair, tuple):
-            diff = document_version_diff(
-                user=request.user, document_id=document.pk, a=pair[0], b=pair[1]
-            )
-        error = error or (pair if isinstance(pair, str) else "")
+        compare = document_versions_compare(user=request.user, document=document, a=a, b=b)
+        error = error or compare.error
         status = 400 if error else 200
         context = {
             **self.admin_site.each_context(request),
             "title": f"Versions of {document.title}",
             "opts": self.model._meta,
             "original": document,
-            "versions": versions,
-            "numbers": numbers,
-            "diff": diff,
+            "versions": compare.versions,
+            "numbers": compare.numbers,
+            "diff": compare.diff,
             "error": error,
             "reason": reason,
             "versions_url": reverse("admin:canonical_canonicalrecord_versions", args=[document.pk]),

@@ -23,10 +23,8 @@ from kb.models import Document
 from kb.selectors import (
     VERSIONS_EDITORS_ONLY,
     document_get_editable,
-    document_version_diff,
-    document_version_list,
+    document_versions_compare,
 )
-from kb.versions import VersionDiff, diff_pair
 
 PAGE = "chat/versions.html"
 
@@ -40,22 +38,15 @@ def versions_context(
 ) -> tuple[dict[str, Any], int]:
     """The versions page's history, the diff of `a` to `b` (kb.versions.diff_pair) or the
     error for a version the document does not have, and the response status."""
-    versions = document_version_list(user=request.user, document_id=document.pk)
-    numbers = [row.number for row in versions]
-    pair = diff_pair(numbers=numbers, current=document.current_version, a=a, b=b)
-    diff: VersionDiff | None = None
-    if isinstance(pair, tuple):
-        diff = document_version_diff(
-            user=request.user, document_id=document.pk, a=pair[0], b=pair[1]
-        )
+    compare = document_versions_compare(user=request.user, document=document, a=a, b=b)
     return {
         "document": document,
-        "versions": versions,
-        "numbers": numbers,
-        "diff": diff,
-        "error": pair if isinstance(pair, str) else "",
+        "versions": compare.versions,
+        "numbers": compare.numbers,
+        "diff": compare.diff,
+        "error": compare.error,
         "versions_url": reverse("chat-document-versions", args=[document.pk]),
-    }, 400 if isinstance(pair, str) else 200
+    }, 400 if compare.error else 200
 
 
 @login_required

@@ -33,7 +33,7 @@ from kb.models import (
     IngestJob,
     SourceType,
 )
-from kb.versions import FIELD_LABELS, VersionDiff, changed_fields, version_diff
+from kb.versions import FIELD_LABELS, VersionDiff, changed_fields, diff_pair, version_diff
 from portal.access.models import AnyUser
 from portal.access.selectors import user_can_edit
 
@@ -283,6 +283,32 @@ def document_version_diff(*, user: AnyUser, document_id: int, a: int, b: int) ->
     older = document_version_get(user=user, document_id=document_id, number=a)
     newer = document_version_get(user=user, document_id=document_id, number=b)
     return version_diff(older, newer)
+
+
+@dataclass(frozen=True, kw_only=True)
+class VersionsCompare:
+    """What a versions page shows: the history, the diff of `a` to `b` (kb.versions.diff_pair
+    picks them) or the error for a version the document does not have."""
+
+    versions: list[VersionSummary]
+    numbers: list[int]
+    diff: VersionDiff | None
+    error: str
+
+
+def document_versions_compare(
+    *, user: AnyUser, document: Document, a: str | None, b: str | None
+) -> VersionsCompare:
+    """The versions page of `document` (the console's and the reader-facing one alike)."""
+    versions = document_version_list(user=user, document_id=document.pk)
+    numbers = [row.number for row in versions]
+    pair = diff_pair(numbers=numbers, current=document.current_version, a=a, b=b)
+    diff = None
+    if isinstance(pair, tuple):
+        diff = document_version_diff(user=user, document_id=document.pk, a=pair[0], b=pair[1])
+    return VersionsCompare(
+        versions=versions, numbers=numbers, diff=diff, error=pair if isinstance(pair, str) else ""
+    )
 
 
 def chunk_versions(pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int], int]:
