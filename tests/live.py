@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -196,3 +197,28 @@ def shoot(page: Any, name: str) -> None:
         page.set_viewport_size(viewport)
         screenshot(page, f"{name}-{label}")
     page.set_viewport_size(size)
+
+
+class QueueWorker(threading.Thread):
+    """Runs queued tasks as `kb_worker` would, until `stop` is set (committed data only);
+    what it raised is kept in `errors` for the test to report."""
+
+    def __init__(self, name: str = "test-kb-worker", idle: float = 0.3) -> None:
+        super().__init__(daemon=True, name=name)
+        self.stop = threading.Event()
+        self.errors: list[BaseException] = []
+        self.idle = idle
+
+    def run(self) -> None:
+        from django.db import connection
+
+        from kb.worker import run_queued_tasks
+
+        try:
+            while not self.stop.is_set():
+                if not run_queued_tasks(worker_id=self.name):
+                    self.stop.wait(self.idle)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.errors.append(exc)
+        finally:
+            connection.close()

@@ -10,7 +10,6 @@ module commits (and removes afterwards), with a worker thread running the queue.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +21,7 @@ from tests.conftest import make_user
 from tests.live import (
     DESKTOP,
     PHONE,
+    QueueWorker,
     axe_blocking,
     launch_chromium,
     live_server,
@@ -61,29 +61,6 @@ slug: billing-kafka-decision
 Billing events go through Kafka topics with six partitions.
 """
 QUESTION = "Which queue do billing events go through?"
-
-
-class QueueWorker(threading.Thread):
-    """Runs queued tasks as `kb_worker` would, until stopped (committed data only)."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True, name="drift-test-worker")
-        self.stop = threading.Event()
-        self.errors: list[BaseException] = []
-
-    def run(self) -> None:
-        from django.db import connection
-
-        from kb.worker import run_queued_tasks
-
-        try:
-            while not self.stop.is_set():
-                if not run_queued_tasks(worker_id="drift-test-worker"):
-                    self.stop.wait(0.2)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            self.errors.append(exc)
-        finally:
-            connection.close()
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +106,7 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
                     filters=SearchFilters(project_keys=(KEY,), doc_ids=(document.pk,)),
                 )
             assert turn.refusal_reason is None, turn
-        worker = QueueWorker()
+        worker = QueueWorker(name="drift-test-worker", idle=0.2)
         with live_server() as port:
             worker.start()
             try:

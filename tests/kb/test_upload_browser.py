@@ -4,7 +4,6 @@ question only the PDF answers and gets a citation whose preview shows the right 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user
-from tests.live import live_server, require_chromium, screenshot, signed_in_page
+from tests.live import QueueWorker, live_server, require_chromium, screenshot, signed_in_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
@@ -25,29 +24,6 @@ MARKDOWN = b"""# Cafeteria rules
 
 The cafeteria opens at eight and closes at three. Trays go back to the rack by the door.
 """
-
-
-class _WorkerThread(threading.Thread):
-    """Runs queued jobs as `kb_worker` would, until stopped (committed data only)."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True, name="test-kb-worker")
-        self.stop = threading.Event()
-        self.errors: list[BaseException] = []
-
-    def run(self) -> None:
-        from django.db import connection
-
-        from kb.worker import run_queued_tasks
-
-        try:
-            while not self.stop.is_set():
-                if not run_queued_tasks(worker_id="browser-test-worker"):
-                    self.stop.wait(0.3)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            self.errors.append(exc)
-        finally:
-            connection.close()
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +41,7 @@ def server(tenants, django_db_blocker) -> Iterator[str]:
             last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
             last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         make_user(info, USERNAME, password=PASSWORD, projects={PROJECT_KEY: "editor"})
-        worker = _WorkerThread()
+        worker = QueueWorker(name="browser-test-worker", idle=0.3)
         with live_server() as port:
             worker.start()
             try:
