@@ -32,6 +32,30 @@ def record_history(*, user: AnyUser, document: Document) -> QuerySet[RecordChang
     return RecordChange.objects.filter(document=document).order_by("-at", "-id")
 
 
+@dataclass(frozen=True, kw_only=True)
+class StatusStep:
+    """One status change of a record, as readers see it in its timeline."""
+
+    at: Any
+    from_status: str
+    to_status: str
+    reason: str
+
+
+def status_timeline(*, document_id: int, limit: int = 20) -> list[StatusStep]:
+    """The record's status changes, oldest first (at most the last `limit`): when it was
+    accepted, superseded, deprecated, restored, and why."""
+    rows = list(
+        RecordChange.objects.filter(document_id=document_id, field="canonical_status")
+        .order_by("-at", "-id")
+        .values_list("at", "from_value", "to_value", "reason")[:limit]
+    )
+    return [
+        StatusStep(at=at, from_status=old, to_status=new, reason=reason)
+        for at, old, new, reason in reversed(rows)
+    ]
+
+
 def status_change_reasons(*, document_ids: list[int]) -> dict[int, str]:
     """{document id: the reason given for its latest status change} for those with one (the
     reason an editor typed when deprecating or superseding the record)."""

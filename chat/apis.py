@@ -17,7 +17,12 @@ from chat.notifications import (
     notification_unread_count,
 )
 from chat.providers import ProviderError
-from chat.selectors import conversation_get_for_user, document_preview
+from chat.selectors import (
+    answers_lost_to,
+    conversation_get_for_user,
+    document_preview,
+    message_get_for_user,
+)
 from chat.services import ChatInputError, message_send, question_length_error
 from kb.filters import SearchFiltersSerializer, filters_from
 from portal.access.models import KeyScope
@@ -225,3 +230,38 @@ class NotificationReadApi(APIView):
     def post(self, request: Request, pk: int) -> Response:
         row = notification_mark_read(user=request.user, notification_id=pk)
         return Response(self.OutputSerializer({"id": row.pk, "read_at": row.read_at}).data)
+
+
+class MessageCitationsApi(APIView):
+    """The citations an answer of the caller's stored, each pinned to the document version it
+    read (another user's answer, or a question, answers 404). An answer relying on documents
+    the caller can no longer see is withheld, as on the chat page."""
+
+    key_scopes = {"GET": KeyScope.CHAT}
+
+    class OutputSerializer(serializers.Serializer):
+        message_id = serializers.IntegerField()
+        conversation_id = serializers.IntegerField()
+        withheld = serializers.BooleanField()
+        citations = ChatApi.OutputSerializer.CitationSerializer(many=True)
+
+    @extend_schema(
+        responses={200: OutputSerializer},
+        summary="An answer's citations, pinned to the versions it read",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        message = message_get_for_user(user=request.user, message_id=pk)
+        withheld = message.pk in answers_lost_to(user=request.user, messages=[message])
+        citations = [] if withheld else list(message.citations or [])
+        for citation in citations:
+            citation.setdefault("version", None)
+        return Response(
+            self.OutputSerializer(
+                {
+                    "message_id": message.pk,
+                    "conversation_id": message.conversation_id,
+                    "withheld": withheld,
+                    "citations": citations,
+                }
+            ).data
+        )

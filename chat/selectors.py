@@ -11,7 +11,12 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.urls import reverse
 
-from canonical.selectors import record_history, status_change_reasons
+from canonical.selectors import (
+    StatusStep,
+    record_history,
+    status_change_reasons,
+    status_timeline,
+)
 from chat.models import (
     ChatLog,
     ContentGap,
@@ -225,6 +230,7 @@ class DocumentPreview:
     current_version: int = 0
     pinned: bool = False  # an older version than the current one is shown, as cited
     version_gone: int | None = None  # the cited version, no longer kept (the current shown)
+    timeline: tuple[StatusStep, ...] = ()  # its status changes, oldest first
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -340,6 +346,7 @@ def document_preview(
         current_version=document.current_version,
         pinned=pinned is not None,
         version_gone=version_gone,
+        timeline=tuple(status_timeline(document_id=document.pk)),
     )
 
 

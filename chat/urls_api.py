@@ -11,6 +11,11 @@ urlpatterns = [
         apis.DocumentPreviewApi.as_view(),
         name="chat-api-document-preview",
     ),
+    path(
+        "chat/messages/<int:pk>/citations",
+        apis.MessageCitationsApi.as_view(),
+        name="chat-api-message-citations",
+    ),
     path("chat/notifications", apis.NotificationListApi.as_view(), name="chat-api-notifications"),
     path(
         "chat/notifications/<int:pk>/read",

@@ -288,13 +288,18 @@ def test_the_document_page_shows_status_chain_curators_and_history_to_editors(al
         reason="Cache v2 replaces it", source="console", actor_name="round2-doc-ed",
     )  # fmt: skip
     url = f"/chat/documents/{old.pk}/"
+    preview = _client(alpha, reader).get(f"/chat/preview/{old.pk}/", **HTMX).content.decode()
+    timeline = preview[preview.index('class="preview-timeline"') :]
+    assert "accepted → <strong>superseded</strong>" in timeline  # the status timeline
+    assert "Cache v2 replaces it" in timeline
     as_editor = _client(alpha, editor).get(url).content.decode()
     assert '<h1 class="preview-title">Cache v1</h1>' in as_editor
     assert "This record is superseded." in as_editor and "Cache v2" in as_editor
     assert "Curated by round2-doc-ed" in as_editor
     assert "Cache v2 replaces it" in as_editor  # the history, for editors
     as_reader = _client(alpha, reader).get(url).content.decode()
-    assert "Cache v2 replaces it" not in as_reader and "History" not in as_reader
+    # a reader sees the status timeline, not the editors' history of every curated field
+    assert "Cache v2 replaces it" in as_reader and 'class="history"' not in as_reader
     assert "Replaces" in _client(alpha, reader).get(f"/chat/documents/{new.pk}/").content.decode()
     outsider = make_user(alpha, "round2-doc-out", projects={})
     assert _client(alpha, outsider).get(url).status_code == 404
@@ -311,3 +316,33 @@ def test_a_refusal_offers_the_closest_documents_and_who_curates_them(alpha, read
     block = page[page.index('class="closest-documents"') :]
     assert block.count("data-preview-url") >= 1
     assert f"round2-curator curates the {HANDBOOK_KEY} project" in page
+
+
+# --- issue 28: an answer's pinned citations through the API --------------------------------
+
+
+def test_an_answers_citations_are_listed_with_their_versions_for_its_asker_only(
+    alpha, reader, answerable
+):
+    from tests.conftest import token_for
+
+    turn = message_send(user=reader, question=FAILOVER)
+    assert turn.citations
+    client = alpha.client()
+    url = f"/api/chat/messages/{turn.answer_message.pk}/citations"
+    got = client.get(url, HTTP_AUTHORIZATION=f"Token {token_for(alpha, reader)}")
+    assert got.status_code == 200, got.content
+    body = got.json()
+    assert body["withheld"] is False and body["conversation_id"] == turn.conversation.pk
+    assert [c["document_id"] for c in body["citations"]] == [
+        c["document_id"] for c in turn.citations
+    ]
+    assert all(isinstance(c["version"], int) for c in body["citations"])
+    other = make_user(alpha, "round2-api-other", projects={HANDBOOK_KEY: "reader"})
+    foreign = client.get(url, HTTP_AUTHORIZATION=f"Token {token_for(alpha, other)}")
+    assert foreign.status_code == 404
+    question = client.get(
+        f"/api/chat/messages/{turn.question_message.pk}/citations",
+        HTTP_AUTHORIZATION=f"Token {token_for(alpha, reader)}",
+    )
+    assert question.status_code == 404
