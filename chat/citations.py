@@ -52,10 +52,17 @@ _SINGLE = re.compile(r"\[(\d{1,3})\]")
 _REPEATED = re.compile(r"(\[\d{1,3}\])(?:\1)+")  # "[1][1]" after two sources merged
 
 
+def place(document_id: Any, heading_path: str | None, chunk_id: Any) -> Hashable:
+    """What a citation's chip shows: the document and the section (the chunk when it has no
+    heading). Two chunks of one section look the same to a reader: one source to cite."""
+    return (document_id, heading_path or chunk_id)
+
+
 def places(prompt: Prompt) -> dict[int, Hashable]:
-    """{prompt number: what its chip shows}: the document and the section. Two chunks of one
-    section look the same to a reader, so they are one source to cite."""
-    return {s.n: (s.hit.document_id, s.hit.heading_path or s.hit.chunk_id) for s in prompt.sources}
+    """{prompt number: its `place`}."""
+    return {
+        s.n: place(s.hit.document_id, s.hit.heading_path, s.hit.chunk_id) for s in prompt.sources
+    }
 
 
 def renumber(
@@ -67,11 +74,11 @@ def renumber(
     Returns the rewritten text and {prompt number: shown number}; chips, [n] links and the
     API's citations all use the shown numbers.
     """
-    place = place or {}
+    at = place or {}
     shown: dict[int, int] = {}
     first_at: dict[Hashable, int] = {}
     for n in check.valid:
-        key = place.get(n, ("prompt", n))
+        key = at.get(n, ("prompt", n))
         if key not in first_at:
             first_at[key] = len(first_at) + 1
         shown[n] = first_at[key]

@@ -17,9 +17,17 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 _CODE = re.compile(r"`+([^`]*)`+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+", re.MULTILINE)
-# markers an extractor escaped to keep text as text: "\# x", "\- x", "3\. x" (older: "\3. x")
-_ESCAPED_NUMBER = re.compile(r"^(\s*)\\?(\d+)\\?\.(?= )", re.MULTILINE)
+# markers an extractor escaped to keep text as text: "\# x", "\- x", "3\. x"
+_ESCAPED_NUMBER = re.compile(r"^(\s*)(\d+)\\\.(?= )", re.MULTILINE)
 _ESCAPED_MARKER = re.compile(r"^(\s*)\\([#>|*+-])", re.MULTILINE)
+# what extractors wrote before an ordered-list number escaped its period: "\3. x", which
+# Markdown shows as written
+_LEGACY_NUMBER_ESCAPE = re.compile(r"^(\s*)\\(\d+)\. ", re.MULTILINE)
+
+
+def fix_legacy_escapes(text: str) -> str:
+    r"""Text extracted before the fix ("\3. x") written as today's escape ("3\. x")."""
+    return _LEGACY_NUMBER_ESCAPE.sub(lambda m: f"{m.group(1)}{m.group(2)}\\. ", text)
 
 
 def slugify(value: str) -> str:
@@ -59,7 +67,7 @@ def to_prose(text: str, link_titles: dict[str, str] | None = None) -> str:
     """Strip markdown markers (bold, emphasis, code ticks, headings, links) and render
     [[wikilinks]] as titles. Underscores are left alone: they belong to identifiers."""
     text = render_wikilinks(text, link_titles or {})
-    text = _ESCAPED_NUMBER.sub(r"\1\2.", text)
+    text = _ESCAPED_NUMBER.sub(r"\1\2.", fix_legacy_escapes(text))
     text = _ESCAPED_MARKER.sub(r"\1\2", text)
     text = _LINK.sub(r"\1", text)
     text = _CODE.sub(r"\1", text)

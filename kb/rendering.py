@@ -12,6 +12,8 @@ import bleach
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from kb.markup import fix_legacy_escapes
+
 ALLOWED_TAGS = frozenset(
     {
         "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code",
@@ -70,21 +72,12 @@ def sanitise_html(html: str) -> str:
     return _cleaner.clean(html)
 
 
-# Text extracted before ordered-list numbers escaped their period ("\\3. x", which Markdown
-# shows as written) reads as the number it is.
-_LEGACY_NUMBER_ESCAPE = re.compile(r"^(\s*)\\(\d+)\. ", re.MULTILINE)
-
-
-def _readable(content: str) -> str:
-    return _LEGACY_NUMBER_ESCAPE.sub(lambda m: f"{m.group(1)}{m.group(2)}\\. ", content)
-
-
 def render_markdown(content: str, rewrite: Callable[[str], str] | None = None) -> str:
     """Markdown to safe HTML (html disabled in the parser, then the bleach allow-list).
     `rewrite` (e.g. wikilinks to links) changes the Markdown first, keeping its lines."""
     if not content.strip():
         return ""
-    text = _readable(content)
+    text = fix_legacy_escapes(content)
     return sanitise_html(_markdown.render(rewrite(text) if rewrite else text))
 
 
@@ -97,7 +90,7 @@ def render_markdown_marking(
     split between two chunks still renders as one block. `rewrite` as in render_markdown."""
     if not content.strip():
         return "", "", ""
-    text = _readable(content)
+    text = fix_legacy_escapes(content)
     text = rewrite(text) if rewrite else text
     first_line = content.count("\n", 0, max(0, start))
     last_line = content.count("\n", 0, max(start, end - 1))  # the line holding end - 1

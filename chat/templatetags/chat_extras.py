@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from typing import Any
 
 from django import template
@@ -10,7 +11,8 @@ from django.urls import reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from kb.models import STALE_STATUSES
+from chat.citations import place
+from kb.models import STALE_STATUSES, CanonicalType
 
 register = template.Library()
 
@@ -81,7 +83,7 @@ def heading_tail(heading_path: str, title: str) -> str:
 def _is_rejected(citation: dict[str, Any]) -> bool:
     return (
         citation.get("origin") == "rejected_injection"
-        or citation.get("canonical_type") == "rejected-approach"
+        or citation.get("canonical_type") == CanonicalType.REJECTED_APPROACH
     )
 
 
@@ -89,10 +91,12 @@ def _is_rejected(citation: dict[str, Any]) -> bool:
 def source_chips(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The chips under an answer: one per document section a reader can tell apart (answers
     stored before citations were merged may cite two chunks of one section)."""
-    seen: set[tuple[Any, Any]] = set()
+    seen: set[Hashable] = set()
     chips = []
     for citation in citations or []:
-        key = (citation.get("document_id"), citation.get("heading_path") or citation.get("n"))
+        key = place(
+            citation.get("document_id"), citation.get("heading_path"), citation.get("chunk_id")
+        )
         if not _is_rejected(citation) and key not in seen:
             seen.add(key)
             chips.append(citation)
