@@ -66,6 +66,9 @@ if not SECRET_KEY:
     else:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
 
+# Fernet keys for secrets stored at rest (portal.secrets): the first encrypts, all decrypt.
+ENCRYPTION_KEYS = env_list("ENCRYPTION_KEYS", [])
+
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", ["localhost", ".localhost", "127.0.0.1"] if (DEBUG or TESTING) else []
 )
