@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 import time
@@ -15,6 +16,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
+from chat.answers import history
 from chat.answers.evidence import (
     DocumentRef,
     EvidenceBrief,
@@ -47,9 +49,14 @@ from chat.providers import AnswerProvider, ProviderError, get_provider
 from chat.providers.extractive import meaning_judge
 from kb import words
 from kb.markup import to_prose
-from kb.models import Document
+from kb.models import CanonicalStatus, Document
 from kb.retrieval.types import SearchFilters, SearchHit, SearchResult
-from kb.selectors import chunk_versions, document_titles_by_slug, supersede_pairs
+from kb.selectors import (
+    chunk_versions,
+    document_openings,
+    document_titles_by_slug,
+    supersede_pairs,
+)
 from portal.access.models import AnyUser, Project
 
 logger = logging.getLogger(__name__)
@@ -369,7 +376,11 @@ def _evidence(
     # supersede edges join canonical records only
     canonical = {s.hit.document_id for s in sources if s.hit.canonical_type}
     pairs = supersede_pairs(user=user, document_ids=canonical) if canonical else []
-    links = [SupersedeLink(older=_reference(old), newer=_reference(new)) for old, new in pairs]
+    starts = record_starts({doc.pk for pair in pairs for doc in pair})
+    links = [
+        SupersedeLink(older=_reference(old, starts), newer=_reference(new, starts))
+        for old, new in pairs
+    ]
     in_chain = {ref.document_id for link in links for ref in (link.older, link.newer)}
     missing = sorted(in_chain - {s.hit.document_id for s in sources})
     if missing:
@@ -430,14 +441,44 @@ NEIGHBOUR_REACH = 2  # chunks before and after: a list longer than a chunk spans
 SECOND_HOP_HITS = 4
 
 
-def _reference(document: Document) -> DocumentRef:
+def _reference(document: Document, starts: dict[int, dt.date]) -> DocumentRef:
     return DocumentRef(
         document_id=document.pk,
         title=document.title,
         slug=document.slug,
         status=document.canonical_status,
         changed=document.updated_at.date() if document.updated_at else None,
+        since=starts.get(document.pk),
     )
+
+
+# A record states when it came into force in its opening: its first few chunks.
+OPENING_CHUNKS = 3
+
+
+def record_starts(document_ids: set[int]) -> dict[int, dt.date]:
+    """{record: the day it came into force}: the date its own opening states next to a label
+    (chat.answers.history.stated_start), else the day its status history says it was
+    accepted. Records with neither are left out."""
+    from canonical.selectors import status_timeline
+
+    if not document_ids:
+        return {}
+    openings = document_openings(document_ids=document_ids, chunks=OPENING_CHUNKS)
+    starts: dict[int, dt.date] = {}
+    for document_id in document_ids:
+        stated = history.stated_start(openings.get(document_id, ""))
+        if stated is not None:
+            starts[document_id] = stated.day
+            continue
+        accepted = [
+            step.at
+            for step in status_timeline(document_id=document_id)
+            if step.to_status == CanonicalStatus.ACCEPTED
+        ]
+        if accepted:
+            starts[document_id] = accepted[-1].date()
+    return starts
 
 
 TURN_KEY_RE = re.compile(r"[A-Za-z0-9-]{8,64}")

@@ -26,6 +26,7 @@ from django.http import Http404
 from kb.filters import SearchFilters
 from kb.models import (
     ChangeSource,
+    Chunk,
     Document,
     DocumentVersion,
     Edge,
@@ -151,6 +152,20 @@ def document_supersede_chain(
         edges_in__from_document=document, edges_in__edge_type=EdgeType.INVALIDATED_BY
     )
     return list(older.distinct().order_by("slug")), list(newer.distinct().order_by("slug"))
+
+
+def document_openings(*, document_ids: Iterable[int], chunks: int) -> dict[int, str]:
+    """{document: the text of its first `chunks` chunks}, for reading what a document states
+    up front (the caller has checked the documents are visible)."""
+    openings: dict[int, list[str]] = {}
+    rows = (
+        Chunk.objects.filter(document_id__in=list(document_ids), chunk_order__lt=chunks)
+        .order_by("document_id", "chunk_order")
+        .values_list("document_id", "text")
+    )
+    for document_id, text in rows:
+        openings.setdefault(document_id, []).append(text)
+    return {document_id: "\n".join(texts) for document_id, texts in openings.items()}
 
 
 def supersede_pairs(

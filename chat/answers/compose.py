@@ -7,6 +7,7 @@ named disagreement, what replaced a superseded record, a warning about a rejecte
 
 from __future__ import annotations
 
+from chat.answers import history
 from chat.answers import values as vals
 from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, trust
 from chat.answers.question import Question
@@ -106,7 +107,8 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     replaced = brief.replaced_by
     successor = _best_unit_of(brief, replaced.document_id) if replaced else None
     quote = _quote(lead)
-    if brief.question.asks_past or replaced is None or successor is None:
+    asked_then = brief.question.asks_past or brief.in_force is not None
+    if asked_then or replaced is None or successor is None:
         # history, marked as such in the very sentence that quotes it
         later = f"; replaced by {replaced.title}" if replaced is not None else ""
         body = quote.rstrip(".!?") if quote != title else f"{title} was the record"
@@ -120,6 +122,53 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     ]
 
 
+def _cites(sentence: str, numbers: list[int]) -> str:
+    """A sentence citing each source once, in order."""
+    marks = "".join(f"[{n}]" for n in dict.fromkeys(numbers))
+    return f"{sentence.rstrip('.')} {marks}."
+
+
+def _dated(brief: EvidenceBrief) -> list[str]:
+    """The sentence a dated question about a supersede chain opens with: which record was in
+    force on the asked date, or when the asked one was replaced, citing both records."""
+    asked = brief.question.as_of
+    placed, following = brief.in_force, brief.in_force_next
+    if placed is not None and asked is not None and placed.since is not None:
+        here = _best_unit_of(brief, placed.document_id)
+        if here is None:
+            return []
+        numbers = [here.source.n]
+        since = history.spoken(placed.since)
+        if following is None:
+            return [
+                _cites(f"In {asked.text}, {placed.title} was in force (since {since})", numbers)
+            ]
+        later = _best_unit_of(brief, following.document_id)
+        if later is not None:
+            numbers.append(later.source.n)
+        until = f" on {history.spoken(following.since)}" if following.since else ""
+        return [
+            _cites(
+                f"In {asked.text}, {placed.title} was in force (from {since}); "
+                f"{following.title} replaced it{until}",
+                numbers,
+            )
+        ]
+    moved = brief.moved_off
+    if moved is not None and moved.newer.since is not None:
+        units = [_best_unit_of(brief, ref.document_id) for ref in (moved.newer, moved.older)]
+        numbers = [u.source.n for u in units if u is not None]
+        if numbers:
+            return [
+                _cites(
+                    f"{moved.newer.title} replaced {moved.older.title} on "
+                    f"{history.spoken(moved.newer.since)}",
+                    numbers,
+                )
+            ]
+    return []
+
+
 def compose(brief: EvidenceBrief) -> str:
     """Prose for an answerable brief, every sentence cited ("" when it is not answerable)."""
     lead = brief.lead
@@ -130,6 +179,7 @@ def compose(brief: EvidenceBrief) -> str:
     others = list(brief.support)
     lead_trust = trust(lead.source)
     status = lead.source.hit.canonical_status
+    lines.extend(_dated(brief))
 
     if brief.verdict and others:
         second = others[0]

@@ -23,8 +23,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from chat.answers import history
 from chat.answers import values as vals
-from chat.answers.question import HOWTO, MOST, WHAT, WHICH, YESNO, Question
+from chat.answers.question import DATE, HOWTO, MOST, WHAT, WHICH, YESNO, Question
 from chat.answers.scoring import (
     Scored,
     context_terms,
@@ -111,6 +112,7 @@ class DocumentRef:
     slug: str
     status: str | None
     changed: dt.date | None = None  # when its status last changed (or it was last updated)
+    since: dt.date | None = None  # when it came into force (chat.answers.history)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,6 +144,12 @@ class EvidenceBrief:
     chain: tuple[SupersedeLink, ...] = ()
     replaced_by: DocumentRef | None = None  # the lead's document was superseded by this one
     predecessor: DocumentRef | None = None  # asked about the past: what the lead replaced
+    # asked about a date ("in March 2024"): the record of the chain in force then, and the
+    # one that replaced it (None: still in force)
+    in_force: DocumentRef | None = None
+    in_force_next: DocumentRef | None = None
+    # asked when something was left behind ("when did we move off X?"): X and its successor
+    moved_off: SupersedeLink | None = None
     rejected: tuple[PromptSource, ...] = ()
     verdict: str = ""  # "yes" / "no" for a question that compares two values
     # words of the question the lead leaves unstated and no other source states: worth a
@@ -175,6 +183,16 @@ class EvidenceBrief:
             lines.append(
                 f"- Supersede chain: {link.older.title} ({link.older.status}) was replaced by "
                 f"{link.newer.title} ({link.newer.status}{when}). The older one is history."
+            )
+        if self.in_force is not None and self.question.as_of is not None:
+            until = (
+                f" until {self.in_force_next.title} replaced it"
+                if self.in_force_next is not None
+                else ", and still is"
+            )
+            lines.append(
+                f"- On {self.question.as_of.text} the record in force was "
+                f"{self.in_force.title}{until}. Answer for that time."
             )
         for source in self.rejected:
             lines.append(
@@ -430,6 +448,77 @@ def _same_kind(a: Scored, b: Scored) -> bool:
 _ORIGINAL = re.compile(r"\b(original(?:ly)?|first|initial(?:ly)?|earliest)\b", re.I)
 
 
+def _best_of(document_id: int, question: Question, ranked: Sequence[Scored]) -> Scored | None:
+    """The best unit of one document, carrying the kind of value asked for when one does."""
+    of_document = [s for s in ranked if s.document_id == document_id]
+    fitting = [s for s in of_document if s.values or not question.specific]
+    best = fitting or of_document
+    return best[0] if best else None
+
+
+def _named_record(
+    question: Question, lead: Scored, links: Sequence[SupersedeLink], weights: dict[str, float]
+) -> int:
+    """The record of the supersede chain a question is about: the one whose title states most
+    of the question (at least TITLE_NAMES of it), else the lead's document."""
+    titles = {ref.document_id: ref.title for link in links for ref in (link.older, link.newer)}
+    named = {
+        document_id: coverage(question.terms, weights, words.terms(title), frozenset())
+        for document_id, title in titles.items()
+    }
+    about = max(named, key=lambda d: named[d], default=None)
+    return about if about is not None and named[about] >= TITLE_NAMES else lead.document_id
+
+
+def _chain_of(document_id: int, links: Sequence[SupersedeLink]) -> list[DocumentRef]:
+    """The records connected to `document_id` by supersede links (itself included when it is
+    in a chain), oldest first by the links' order."""
+    refs = {ref.document_id: ref for link in links for ref in (link.older, link.newer)}
+    if document_id not in refs:
+        return []
+    connected, frontier = {document_id}, [document_id]
+    while frontier:
+        current = frontier.pop()
+        for link in links:
+            for a, b in ((link.older, link.newer), (link.newer, link.older)):
+                if a.document_id == current and b.document_id not in connected:
+                    connected.add(b.document_id)
+                    frontier.append(b.document_id)
+    return [refs[d] for d in refs if d in connected]
+
+
+def _in_force(
+    question: Question, lead: Scored, links: Sequence[SupersedeLink], weights: dict[str, float]
+) -> tuple[DocumentRef | None, DocumentRef | None]:
+    """For "what did we use for X in March 2024?": the record of X's chain in force on the
+    asked date (by the dates the records state, see chat.answers.history), and the record
+    that replaced it (None while it is still in force)."""
+    if question.as_of is None or not links:
+        return None, None
+    chain = _chain_of(_named_record(question, lead, links, weights), links)
+    dated = [history.Dated(document_id=ref.document_id, since=ref.since) for ref in chain]
+    placed = history.in_force_on(dated, question.as_of.day)
+    if placed is None:
+        return None, None
+    refs = {ref.document_id: ref for ref in chain}
+    newer = [
+        link.newer
+        for link in links
+        if link.older.document_id == placed.document_id and link.newer.document_id in refs
+    ]
+    return refs[placed.document_id], (newer[0] if newer else None)
+
+
+def _moved_off(
+    question: Question, lead: Scored, links: Sequence[SupersedeLink], weights: dict[str, float]
+) -> SupersedeLink | None:
+    """For "when did we move off X?": X's link to the record that replaced it."""
+    if not (question.asks_end and question.kind == DATE) or not links:
+        return None
+    about = _named_record(question, lead, links, weights)
+    return next((link for link in links if link.older.document_id == about), None)
+
+
 def _from_predecessor(
     question: Question,
     lead: Scored,
@@ -441,13 +530,7 @@ def _from_predecessor(
     record of the chain for "the original ..."), when it is among the sources. X is the
     record of the chain whose title says most of the question, else the lead's."""
     older = {link.newer.document_id: link.older.document_id for link in links}
-    titles = {ref.document_id: ref.title for link in links for ref in (link.older, link.newer)}
-    named = {
-        document_id: coverage(question.terms, weights, words.terms(title), frozenset())
-        for document_id, title in titles.items()
-    }
-    about = max(named, key=lambda d: named[d], default=None)
-    subject = about if about is not None and named[about] >= TITLE_NAMES else lead.document_id
+    subject = _named_record(question, lead, links, weights)
     target = older.get(subject)
     if target is None:
         return lead
@@ -456,8 +539,7 @@ def _from_predecessor(
         while target in older and older[target] not in seen:
             seen.add(target)
             target = older[target]
-    of_target = [s for s in ranked if s.document_id == target]
-    return of_target[0] if of_target else lead
+    return _best_of(target, question, ranked) or lead
 
 
 def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored]) -> Scored:
@@ -720,12 +802,21 @@ def build_brief(
     similar = _similarity([u.words for _, u in units])
     replaced = frozenset(link.older.document_id for link in links)
     lead = _pick_lead(question, ranked, similar, replaced)
-    if question.asks_past:
+    in_force, in_force_next = _in_force(question, lead, links, weights)
+    if in_force is not None:
+        lead = _best_of(in_force.document_id, question, ranked) or lead
+    elif question.asks_past:
         lead = _from_predecessor(question, lead, ranked, links, weights)
     lead = _superlative_row(question, lead, ranked)
     answerable, refusal = (
         _answerable(question, ranked, earlier_terms, subject) if refuse_near_misses else (True, "")
     )
+    moved_off = _moved_off(question, lead, links, weights)
+    if (in_force is not None and not question.specific) or (
+        moved_off is not None and moved_off.newer.since is not None
+    ):
+        # "what did we use for X in 2024?", "when did we move off X?": X's chain answers
+        answerable, refusal = True, ""
     if not answerable:
         return EvidenceBrief(
             question=question, answerable=False, refusal=refusal, ranked=ranked, rejected=rejected
@@ -784,6 +875,9 @@ def build_brief(
         chain=chain,
         replaced_by=replaced_by,
         predecessor=predecessor,
+        in_force=in_force,
+        in_force_next=in_force_next,
+        moved_off=moved_off,
         rejected=rejected,
         verdict=_verdict(question, lead, second),
         unstated=unstated,

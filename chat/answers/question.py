@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chat.answers import values
+from chat.answers import history, values
 from kb import words
 
 # Kinds of question.
@@ -84,6 +84,13 @@ _PAST = re.compile(
 # we use before Redis?"), not in "what to check before going up"
 _PAST_BEFORE = re.compile(r"\b(?:before|until)\b(?!\s+\w+ing\b)", re.I)
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used)\b", re.I)
+# Leaving something behind: "when did we move off X / stop using X / retire X?"
+_LEAVING = re.compile(
+    r"\b(?:mov(?:e|ed|ing) (?:off|away from)|switch(?:ed)? (?:off|away )?from|"
+    r"stop(?:ped)? using|drop(?:ped)?|ditch(?:ed)?|leave|left|retire[ds]?|replace[ds]?|"
+    r"abandon(?:ed)?|decommission(?:ed)?|phase[ds]? out|(?:get|got) rid of|(?:give|gave) up)\b",
+    re.I,
+)
 _CURRENT = re.compile(r"\b(?:still|now|current(?:ly)?|today|nowadays|latest|anymore|yet)\b", re.I)
 _ALTERNATIVES = re.compile(
     r"\b(?:not|n't|alternatives?|reject\w*|instead|consider\w*|why not|other options?)\b", re.I
@@ -132,6 +139,9 @@ class Question:
     refers_back: bool = False  # a pronoun stands for a thing it does not name ("go live on it")
     asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
+    # the past time a question asks about ("what did we use in March 2024?", "back in 2019")
+    as_of: history.Stated | None = None
+    asks_end: bool = False  # when something was left behind ("when did we move off X?")
 
     @property
     def specific(self) -> bool:
@@ -313,6 +323,9 @@ def read_question(text: str) -> Question:
     subject = _FRAME.sub(" ", text)
     for frame in (_PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
         subject = frame.sub(" ", subject)
+    asks_past = bool(_PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text)))
+    # a date in a question in the past tense asks what held then ("what did we use in 2019?")
+    as_of = history.asked_date(text) if (asks_past or _PAST_TENSE.search(text)) else None
     for value in reversed(values.values_in(subject)):
         if value.kind in values.NUMERIC_KINDS and value.kind != values.COUNT:
             # "kept for half a year?": the value asked about, not what it is about
@@ -340,9 +353,9 @@ def read_question(text: str) -> Question:
         if counted_match
         else frozenset(),
         wants_list=wants_list,
-        asks_past=bool(
-            _PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text))
-        ),
+        asks_past=asks_past,
+        as_of=as_of,
+        asks_end=bool(_LEAVING.search(text)),
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
         compares=kind == YESNO and bool(_COMPARE.search(text)),
