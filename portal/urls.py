@@ -38,6 +38,7 @@ urlpatterns = [
     path("chat/", include("chat.urls")),
     path("", include("kb.urls_pages")),
     path("mcp/", include("integrations.urls")),
+    path("scim/v2/", include("portal.identity.urls_scim")),
     path("", include("privacy.urls")),
 ]
 

@@ -201,7 +201,7 @@ class RedocView(SpectacularRedocView):
 
 # Paths whose clients read JSON: an error there is the API's body, elsewhere the branded page.
 # Neither ever shows the exception, a path or a setting (with DEBUG on Django's own pages do).
-JSON_PATH_PREFIXES = ("/api/", "/mcp/")
+JSON_PATH_PREFIXES = ("/api/", "/mcp/", "/scim/")
 
 
 def _json_client(request: HttpRequest) -> bool:

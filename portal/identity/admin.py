@@ -8,11 +8,13 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils.cache import add_never_cache_headers
 
 from portal.admin_site import NotFoundOutOfScopeMixin, site
 from portal.identity import oidc, services
-from portal.identity.models import GroupRoleMapping, IdentityEvent, IdentityProvider
+from portal.identity.models import GroupRoleMapping, IdentityEvent, IdentityProvider, ScimToken
 
 
 class SuperuserOnlyMixin:
@@ -109,3 +111,37 @@ class IdentityEventAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.Mode
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(ScimToken, site=site)
+class ScimTokenAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdmin):
+    """Create (or rotate: a new one replaces the old) and revoke the tenant's SCIM token; its
+    secret is shown once, on the page that creates it."""
+
+    list_display = ["prefix", "created", "last_used_at"]
+    fields: list[str] = []
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: ScimToken, form: Any, change: bool) -> None:
+        token, secret = services.scim_token_rotate(actor=request.user)
+        obj.pk, obj.prefix = token.pk, token.prefix
+        request.scim_secret = secret  # type: ignore[attr-defined]  # for response_add, this once
+
+    def response_add(
+        self, request: HttpRequest, obj: ScimToken, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        response = TemplateResponse(
+            request,
+            "admin/identity/scim_token_created.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "secret": request.scim_secret,  # type: ignore[attr-defined]
+                "base_url": request.build_absolute_uri("/scim/v2/"),
+                "title": "SCIM token created",
+            },
+        )
+        add_never_cache_headers(response)  # the secret must not stay in any cache
+        return response

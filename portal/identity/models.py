@@ -92,6 +92,7 @@ class EventKind(models.TextChoices):
     USER_REACTIVATED = "user_reactivated", "Account reactivated"
     ROLE_SET = "role_set", "Project role set"
     ROLE_REMOVED = "role_removed", "Project role removed"
+    GROUP_CHANGED = "group_changed", "Provisioned group changed"
     SETTINGS_CHANGED = "settings_changed", "Sign-in settings changed"
 
 
@@ -128,3 +129,40 @@ class IdentityEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.kind} {self.username}"
+
+
+class ScimToken(models.Model):
+    """The tenant's SCIM bearer token (at most one: creating another replaces it). Only a hash
+    of its secret is stored, as for API keys."""
+
+    singleton = models.BooleanField(default=True, unique=True, editable=False)
+    prefix = models.CharField(max_length=16, editable=False)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = "SCIM token"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}…"
+
+
+class ScimGroup(models.Model):
+    """A group the identity provider provisions over SCIM; its members get the project roles
+    the mapping gives its display name (the same mapping as the ID token's groups)."""
+
+    display_name = models.CharField(max_length=255, unique=True)
+    external_id = models.CharField(max_length=255, blank=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="scim_groups", blank=True
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["display_name"]
+        verbose_name = "SCIM group"
+
+    def __str__(self) -> str:
+        return self.display_name

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from portal.access.models import AnyUser
-from portal.identity.models import IdentityEvent, IdentityProvider
+from portal.access.tokens import api_key_hash
+from portal.identity.models import IdentityEvent, IdentityProvider, ScimGroup, ScimToken
 from portal.identity.oidc import ClientSettings
+from portal.identity.scim import not_found
 from portal.secrets import decrypt
 
 
@@ -54,3 +58,39 @@ def password_sign_in_allowed(user: AnyUser) -> bool:
 def events_of(user: AnyUser) -> QuerySet[IdentityEvent]:
     """The audit events about `user`, newest first."""
     return IdentityEvent.objects.filter(user_id=user.pk)
+
+
+def scim_token_find(secret: str) -> ScimToken | None:
+    """The tenant's SCIM token whose secret this is, None for any other string."""
+    return ScimToken.objects.filter(token_hash=api_key_hash(secret)).first()
+
+
+def scim_users(*, field: str | None = None, value: str = "") -> QuerySet[Any]:
+    """The tenant's users as SCIM lists them, optionally where `field` equals `value`
+    (case-insensitively, as SCIM compares userName and emails)."""
+    users = get_user_model().objects.order_by("pk")
+    if field:
+        users = users.filter(**{f"{field}__iexact": value})
+    return users
+
+
+def scim_user_get(user_id: str) -> Any:
+    """The user with this SCIM id; ScimError 404 otherwise."""
+    user = get_user_model().objects.filter(pk=int(user_id)).first() if user_id.isdigit() else None
+    if user is None:
+        raise not_found()
+    return user
+
+
+def scim_groups(*, field: str | None = None, value: str = "") -> QuerySet[ScimGroup]:
+    groups = ScimGroup.objects.prefetch_related("members").order_by("pk")
+    if field:
+        groups = groups.filter(**{field: value})
+    return groups
+
+
+def scim_group_get(group_id: str) -> ScimGroup:
+    group = scim_groups().filter(pk=int(group_id)).first() if group_id.isdigit() else None
+    if group is None:
+        raise not_found()
+    return group

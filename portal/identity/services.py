@@ -3,10 +3,12 @@ ID token claims (match, create, link), project roles from groups, and the audit 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import SESSION_KEY, get_user_model
+from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
@@ -14,6 +16,7 @@ from django.utils import timezone
 from portal import ratelimit
 from portal.access.models import Membership, Role
 from portal.access.services import membership_set
+from portal.access.tokens import LAST_USED_RESOLUTION, api_key_hash, tokens_revoke_all
 from portal.identity.models import (
     EventKind,
     EventSource,
@@ -21,8 +24,11 @@ from portal.identity.models import (
     GroupRoleMapping,
     IdentityEvent,
     IdentityProvider,
+    ScimGroup,
+    ScimToken,
 )
 from portal.identity.oidc import SignInError
+from portal.identity.scim import GroupChange, ScimError, UserChange
 from portal.secrets import encrypt
 
 if TYPE_CHECKING:
@@ -31,6 +37,8 @@ if TYPE_CHECKING:
 # Roles from least to most: the highest a person's groups give wins.
 ROLE_RANK = {role: rank for rank, role in enumerate(Role.values)}
 USERNAME_MAX = 150
+# A SCIM token's secret starts with this marker (told apart from API keys, spotted by scanners).
+SCIM_TOKEN_MARKER = "gws_"
 
 
 def event_record(
@@ -233,3 +241,191 @@ def sign_in_failed(
         detail=reason,
         request=request,
     )
+
+
+# --- deprovisioning and SCIM -----------------------------------------------------------------
+
+
+def user_sessions_end(*, user: User) -> int:
+    """Delete every browser session of `user` (the session store is the tenant's table: each
+    live session is decoded to find its user). Returns how many."""
+    ended = 0
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        if str(session.get_decoded().get(SESSION_KEY)) == str(user.pk):
+            session.delete()
+            ended += 1
+    return ended
+
+
+@transaction.atomic
+def user_deactivate(*, user: User, source: str, request: HttpRequest | None = None) -> None:
+    """Deactivate `user` at once: their sessions end and their API tokens and keys are revoked,
+    so their next page, API or MCP request fails. Their data stays."""
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+    sessions = user_sessions_end(user=user)
+    tokens_revoke_all(user=user)
+    event_record(
+        kind=EventKind.USER_DEACTIVATED,
+        source=source,
+        user=user,
+        detail=f"{sessions} session(s) ended, API tokens and keys revoked",
+        request=request,
+    )
+
+
+def scim_token_rotate(*, actor: Any) -> tuple[ScimToken, str]:
+    """A new SCIM token for the tenant, replacing any; returns it with its secret, which is
+    stored nowhere (only its hash) and cannot be shown again."""
+    secret = SCIM_TOKEN_MARKER + secrets.token_urlsafe(32)
+    with transaction.atomic():
+        ScimToken.objects.all().delete()
+        token = ScimToken.objects.create(
+            prefix=secret[: len(SCIM_TOKEN_MARKER) + 8], token_hash=api_key_hash(secret)
+        )
+        event_record(
+            kind=EventKind.SETTINGS_CHANGED,
+            source=EventSource.CONSOLE,
+            user=actor,
+            detail=f"SCIM token {token.prefix}… created (any previous one revoked)",
+        )
+    return token, secret
+
+
+def scim_token_touch(token: ScimToken) -> None:
+    """Record the token's use, at most once a minute (as API keys)."""
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+        ScimToken.objects.filter(pk=token.pk).update(last_used_at=now)
+
+
+def _user_apply(user: User, change: UserChange) -> list[str]:
+    changed = []
+    for field, value in (
+        ("username", change.username),
+        ("email", change.email),
+        ("first_name", change.given_name),
+        ("last_name", change.family_name),
+    ):
+        if value is not None and getattr(user, field) != value:
+            setattr(user, field, value)
+            changed.append(field)
+    return changed
+
+
+def _username_free(username: str, *, user: User | None = None) -> None:
+    others = get_user_model().objects.filter(username__iexact=username)
+    if user is not None:
+        others = others.exclude(pk=user.pk)
+    if others.exists():
+        raise ScimError(409, f"A user named {username!r} exists already.", "uniqueness")
+    if len(username) > USERNAME_MAX:
+        raise ScimError(400, f"userName has at most {USERNAME_MAX} characters.", "invalidValue")
+
+
+@transaction.atomic
+def scim_user_create(*, change: UserChange) -> User:
+    """A user provisioned by the identity provider (no password: they sign in through it)."""
+    assert change.username is not None
+    _username_free(change.username)
+    user = get_user_model()(is_active=change.active is not False)
+    _user_apply(user, change)
+    user.set_unusable_password()
+    user.save()
+    event_record(
+        kind=EventKind.USER_CREATED, source=EventSource.SCIM, user=user, detail="provisioned"
+    )
+    return user
+
+
+@transaction.atomic
+def scim_user_update(*, user: User, change: UserChange) -> User:
+    """Apply a provisioning change; `active` false deactivates (`user_deactivate`)."""
+    if change.username is not None:
+        _username_free(change.username, user=user)
+    changed = _user_apply(user, change)
+    if changed:
+        user.save(update_fields=changed)
+        event_record(
+            kind=EventKind.USER_UPDATED,
+            source=EventSource.SCIM,
+            user=user,
+            detail="changed: " + ", ".join(changed),
+        )
+    if change.active is False and user.is_active:
+        user_deactivate(user=user, source=EventSource.SCIM)
+    elif change.active is True and not user.is_active:
+        user.is_active = True
+        user.save(update_fields=["is_active"])
+        event_record(kind=EventKind.USER_REACTIVATED, source=EventSource.SCIM, user=user)
+    return user
+
+
+def _scim_roles_sync(users: Iterable[User]) -> None:
+    for user in users:
+        names = ScimGroup.objects.filter(members=user).values_list("display_name", flat=True)
+        roles_from_groups(user=user, groups=list(names), source=EventSource.SCIM)
+
+
+def _members(ids: Iterable[str]) -> list[User]:
+    wanted = {value for value in ids}
+    if not all(value.isdigit() for value in wanted):
+        raise ScimError(400, "Member values must be user ids.", "invalidValue")
+    users = list(get_user_model().objects.filter(pk__in=[int(value) for value in wanted]))
+    if len(users) != len(wanted):
+        raise ScimError(400, "A member is not a user of this workspace.", "invalidValue")
+    return users
+
+
+@transaction.atomic
+def scim_group_save(*, group: ScimGroup | None, change: GroupChange) -> ScimGroup:
+    """Create (`group` None) or change a provisioned group; the project roles of everyone who
+    joins or leaves it follow the mapping."""
+    if group is None:
+        group = ScimGroup()
+    before = set(group.members.all()) if group.pk else set()
+    old_name = group.display_name
+    if change.display_name is not None:
+        name = change.display_name
+        if not name:
+            raise ScimError(400, "displayName must not be empty.", "invalidValue")
+        if ScimGroup.objects.filter(display_name=name).exclude(pk=group.pk).exists():
+            raise ScimError(409, f"A group named {name!r} exists already.", "uniqueness")
+        group.display_name = name
+    if change.external_id is not None:
+        group.external_id = change.external_id
+    group.save()
+    if change.replace is not None:
+        group.members.set(_members(change.replace))
+    if change.add:
+        group.members.add(*_members(change.add))
+    if change.remove:
+        group.members.remove(*_members(change.remove))
+    after = set(group.members.all())
+    affected = (before ^ after) | (after if old_name != group.display_name else set())
+    if affected or old_name != group.display_name:
+        event_record(
+            kind=EventKind.GROUP_CHANGED,
+            source=EventSource.SCIM,
+            detail=(
+                f"group {group.display_name}: "
+                f"+{sorted(u.username for u in after - before)} "
+                f"-{sorted(u.username for u in before - after)}"
+            ),
+            username=f"group:{group.display_name}",
+        )
+    _scim_roles_sync(affected)
+    return group
+
+
+@transaction.atomic
+def scim_group_delete(*, group: ScimGroup) -> None:
+    members = list(group.members.all())
+    group.delete()
+    event_record(
+        kind=EventKind.GROUP_CHANGED,
+        source=EventSource.SCIM,
+        detail=f"group {group.display_name} deleted",
+        username=f"group:{group.display_name}",
+    )
+    _scim_roles_sync(members)
