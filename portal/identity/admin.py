@@ -14,7 +14,13 @@ from django.utils.cache import add_never_cache_headers
 
 from portal.admin_site import NotFoundOutOfScopeMixin, site
 from portal.identity import oidc, services
-from portal.identity.models import GroupRoleMapping, IdentityEvent, IdentityProvider, ScimToken
+from portal.identity.models import (
+    GroupRoleMapping,
+    IdentityEvent,
+    IdentityProvider,
+    ScimGroup,
+    ScimToken,
+)
 
 
 class SuperuserOnlyMixin:
@@ -145,3 +151,22 @@ class ScimTokenAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdm
         )
         add_never_cache_headers(response)  # the secret must not stay in any cache
         return response
+
+
+@admin.register(ScimGroup, site=site)
+class ScimGroupAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdmin):
+    """The groups the provider provisions, read-only: SCIM owns them."""
+
+    list_display = ["display_name", "external_id", "updated"]
+    search_fields = ["display_name"]
+    fields = ["display_name", "external_id", "members"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

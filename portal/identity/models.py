@@ -125,6 +125,8 @@ class IdentityEvent(models.Model):
 
     class Meta:
         ordering = ["-at", "-id"]
+        verbose_name = "sign-in audit event"
+        verbose_name_plural = "sign-in audit"
         indexes = [models.Index(fields=["user", "-at"], name="identityevent_user_at")]
 
     def __str__(self) -> str:

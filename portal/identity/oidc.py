@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import asdict, dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from authlib.integrations.base_client.errors import OAuthError
@@ -80,9 +81,25 @@ def _get_json(url: str, what: str) -> dict[str, Any]:
     return data
 
 
+# OpenID Connect requires https issuers; a provider on this machine's loopback (a development
+# or test provider) may use http.
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
+
+
+def issuer_check(issuer: str) -> None:
+    """SignInError unless `issuer` is an https URL (or http on the loopback)."""
+    parts = urlsplit(issuer)
+    if parts.scheme == "https" and parts.hostname:
+        return
+    if parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
+        return
+    raise SignInError("insecure_issuer", "The issuer must be an https:// URL.")
+
+
 def discover(issuer: str) -> dict[str, Any]:
     """The provider's discovery document; SignInError when it cannot be read or names another
     issuer (a configured issuer must be the provider's own, exactly)."""
+    issuer_check(issuer)
     metadata = _get_json(issuer.rstrip("/") + "/.well-known/openid-configuration", "discovery")
     if metadata.get("issuer") != issuer:
         raise SignInError(

@@ -64,9 +64,11 @@ def test_a_superuser_sets_the_provider_and_its_secret_is_stored_encrypted(
 
 def test_a_wrong_issuer_or_a_missing_secret_is_a_clear_form_error(alpha, admin_client, provider_a):
     wrong = admin_client.post(ADD_URL, form(provider_a, issuer=provider_a.issuer + "/"))
+    plain_http = admin_client.post(ADD_URL, form(provider_a, issuer="http://idp.example.com/o"))
     no_secret = admin_client.post(ADD_URL, form(provider_a, client_secret=""))
 
     assert "correct the issuer" in wrong.content.decode()
+    assert "The issuer must be an https:// URL." in plain_http.content.decode()
     assert "Enter the client secret" in no_secret.content.decode()
     assert not IdentityProvider.objects.exists()
 
