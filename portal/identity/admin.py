@@ -125,7 +125,6 @@ class ScimTokenAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdm
     secret is shown once, on the page that creates it."""
 
     list_display = ["prefix", "created", "last_used_at"]
-    fields: list[str] = []
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -160,7 +159,7 @@ class ScimGroupAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdm
     list_display = ["display_name", "external_id", "updated"]
     search_fields = ["display_name"]
     fields = ["display_name", "external_id", "members"]
-    readonly_fields = fields
+    readonly_fields = ["display_name", "external_id", "members"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 
 from portal.access.models import AnyUser
 from portal.access.tokens import api_key_hash
-from portal.identity.models import IdentityEvent, IdentityProvider, ScimGroup, ScimToken
+from portal.identity.models import IdentityProvider, ScimGroup, ScimToken
 from portal.identity.oidc import ClientSettings
 from portal.identity.scim import not_found
 from portal.secrets import decrypt
@@ -53,11 +53,6 @@ def password_sign_in_allowed(user: AnyUser) -> bool:
     """The one rule of password sign-in: allowed unless the tenant's enabled provider turns
     passwords off; superusers keep theirs (to repair a broken provider setting)."""
     return sign_in_options().passwords_allowed or bool(user.is_superuser)
-
-
-def events_of(user: AnyUser) -> QuerySet[IdentityEvent]:
-    """The audit events about `user`, newest first."""
-    return IdentityEvent.objects.filter(user_id=user.pk)
 
 
 def scim_token_find(secret: str) -> ScimToken | None:

@@ -146,8 +146,12 @@ def _free_username(wanted: str) -> str:
     return candidate
 
 
-def _claim_groups(claims: dict[str, Any], claim: str) -> list[str]:
-    value = claims.get(claim, [])
+def _claim_groups(claims: dict[str, Any], claim: str) -> list[str] | None:
+    """The groups the ID token lists; None when it has no such claim (a provider not set up to
+    send it), which must not read as "in no group" and strip everyone's mapped roles."""
+    if claim not in claims:
+        return None
+    value = claims[claim]
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
@@ -223,10 +227,16 @@ def oidc_sign_in(
             )
     link.last_sign_in_at = timezone.now()
     link.save(update_fields=["last_sign_in_at"])
-    roles_from_groups(
-        user=user, groups=_claim_groups(claims, provider.groups_claim), source=EventSource.OIDC
+    groups = _claim_groups(claims, provider.groups_claim)
+    if groups is not None:
+        roles_from_groups(user=user, groups=groups, source=EventSource.OIDC)
+    event_record(
+        kind=EventKind.SIGN_IN,
+        source=EventSource.OIDC,
+        user=user,
+        detail="" if groups is not None else f"no {provider.groups_claim!r} claim: roles kept",
+        request=request,
     )
-    event_record(kind=EventKind.SIGN_IN, source=EventSource.OIDC, user=user, request=request)
     return user
 
 

@@ -4,6 +4,7 @@ tenant settings that point at them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from tests.identity.oidc_provider import Provider, provider_process
 ALPHA_CALLBACK = "http://alpha.localhost/login/oidc/callback"
 BETA_CALLBACK = "http://beta.localhost/login/oidc/callback"
 PASSWORD = "provider-pw-1"
-USERS = [
+USERS: list[dict[str, Any]] = [
     {
         "username": "ann",
         "password": PASSWORD,

@@ -288,3 +288,42 @@ def test_with_passwords_off_the_form_is_hidden_and_passwords_are_refused(alpha, 
 def test_no_provider_no_button_and_the_start_url_is_not_found(alpha):
     assert "Sign in with" not in alpha.client().get("/login/").content.decode()
     assert alpha.client().get("/login/oidc/").status_code == 404
+
+
+def test_without_the_groups_claim_the_roles_are_left_as_they_are(alpha, provider_a):
+    configure(provider_a, groups_claim="roles")  # a claim this provider does not send
+    sign_in(alpha.client())
+    user = get_user_model().objects.get(email="ann@acme.test")
+    Membership.objects.create(user=user, project=project_ensure(key="docs"), role="admin")
+
+    response, _ = sign_in(alpha.client())
+
+    assert response.status_code == 302
+    assert roles(user) == {"docs": "admin"}
+    assert "no 'roles' claim" in IdentityEvent.objects.filter(kind=EventKind.SIGN_IN).first().detail
+
+
+def test_a_deactivated_person_cannot_sign_in_through_the_provider(alpha, provider_a):
+    from portal.identity.models import EventSource
+    from portal.identity.services import user_deactivate
+
+    configure(provider_a)
+    sign_in(alpha.client())
+    user_deactivate(
+        user=get_user_model().objects.get(email="ann@acme.test"), source=EventSource.SCIM
+    )
+
+    response, _ = sign_in(alpha.client())
+
+    assert response.status_code == 403
+    assert "This account is deactivated." in response.content.decode()
+
+
+def test_next_may_not_leave_the_site(alpha, provider_a):
+    configure(provider_a)
+    client = alpha.client()
+    authorize = start(client, next_url="https://evil.example/steal")
+
+    response = client.get(path_of(provider_sign_in(authorize, "ann", PASSWORD)))
+
+    assert response.status_code == 302 and response["Location"] == "/"
