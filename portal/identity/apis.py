@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from portal.authentication import KeyScopePermission
 from portal.identity import scim, selectors, services
 from portal.identity.models import EventSource, ScimToken
 from portal.parsers import LimitedJSONParser
@@ -58,7 +59,9 @@ class ScimApi(APIView):
 
     schema = None  # not part of the portal's OpenAPI document: SCIM has its own schemas
     authentication_classes = [ScimTokenAuthentication]
-    permission_classes = [HasScimToken]
+    # the scope gate every API view passes: no API key authenticates here (only the SCIM
+    # token does), so no method names a key scope
+    permission_classes = [HasScimToken, KeyScopePermission]
     parser_classes = [ScimJSONParser, LimitedJSONParser]
     renderer_classes = [ScimJSONRenderer, JSONRenderer]
     throttle_classes: list[type] = []
