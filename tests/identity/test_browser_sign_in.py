@@ -79,3 +79,46 @@ def test_sign_in_through_the_provider_lands_on_the_chat_with_the_mapped_project(
     options = page.locator("#project_keys option").all_inner_texts()
     assert "SSO Handbook" in options
     assert errors == []
+
+
+def _passwords_allowed(allowed: bool) -> None:
+    """Set alpha's provider's password flag, committed, from a thread of its own: Playwright's
+    sync API runs an event loop in the test's thread, where Django refuses database calls."""
+    import threading
+
+    def update() -> None:
+        from django.db import connection
+
+        from portal.identity.models import IdentityProvider
+        from tests.conftest import ensure_tenant
+
+        try:
+            with ensure_tenant("alpha", "alpha.localhost").scope():
+                IdentityProvider.objects.update(passwords_allowed=allowed)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=update)
+    thread.start()
+    thread.join()
+
+
+def test_with_passwords_off_only_the_provider_is_offered_and_a_refusal_reads_clearly(
+    browser, server
+):
+    base, _ = server
+    _passwords_allowed(False)
+    try:
+        page = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+        page.goto(f"{base}/login/")
+        assert page.get_by_role("link", name="Sign in with Acme SSO").is_visible()
+        assert page.locator("#password-form").count() == 0
+        assert axe_blocking(page) == []
+        shoot(page, "sign-in-provider-only")
+
+        # a return from the provider this browser never started
+        page.goto(f"{base}/login/oidc/callback?code=x&state=forged")
+        assert page.get_by_role("alert").inner_text().endswith("start again.")
+        assert axe_blocking(page) == []
+    finally:
+        _passwords_allowed(True)

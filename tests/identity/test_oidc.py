@@ -279,6 +279,11 @@ def test_with_passwords_off_the_form_is_hidden_and_passwords_are_refused(alpha, 
     assert refused.status_code == 200
     assert "passwords are turned off" in refused.content.decode()
     assert token.status_code == 400
+    failures = IdentityEvent.objects.filter(kind=EventKind.SIGN_IN_FAILED, username="dana")
+    assert sorted(failures.values_list("detail", flat=True)) == [
+        "bad_credentials",
+        "bad_credentials (API token)",
+    ]
     # a superuser keeps their password, to repair a broken provider setting
     assert (
         client.post("/login/", {"username": "root", "password": "pw-secret-123"}).status_code == 302
