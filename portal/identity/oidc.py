@@ -8,6 +8,7 @@ No database here: the caller passes the provider's settings and keeps the pendin
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,6 +28,9 @@ SCOPES = "openid email profile"
 ID_TOKEN_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384"]
 # Clock difference tolerated between the provider and this server, in seconds.
 CLOCK_LEEWAY = 60
+# How long a started sign-in may take at the provider (typing a password, a second factor)
+# before its return is refused, in seconds.
+PENDING_MAX_AGE = 600
 
 
 class SignInError(Exception):
@@ -53,9 +57,16 @@ class PendingSignIn:
     nonce: str
     code_verifier: str
     next_url: str
+    started_at: str  # epoch seconds, as text: the session stores JSON
 
     def as_session(self) -> dict[str, str]:
         return asdict(self)
+
+    def expired(self) -> bool:
+        try:
+            return time.time() - float(self.started_at) > PENDING_MAX_AGE
+        except ValueError:
+            return True
 
     @classmethod
     def from_session(cls, data: Any) -> PendingSignIn | None:
@@ -135,6 +146,7 @@ def authorization_request(
         nonce=secrets.token_urlsafe(32),
         code_verifier=secrets.token_urlsafe(64),
         next_url=next_url,
+        started_at=str(time.time()),
     )
     url, _ = _session(client, redirect_uri).create_authorization_url(
         metadata["authorization_endpoint"],

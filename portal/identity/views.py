@@ -92,6 +92,10 @@ def oidc_callback(request: HttpRequest) -> HttpResponse:
                 "state_mismatch",
                 "This sign-in was not started here or has already been used; start again.",
             )
+        if pending.expired():
+            raise oidc.SignInError(
+                "sign_in_expired", "This sign-in took too long to complete; start again."
+            )
         if "error" in request.GET:
             raise oidc.SignInError(
                 f"provider_error_{request.GET['error']}"[:60],

@@ -4,9 +4,11 @@ exchanges the code over HTTP and verifies the ID token against the provider's pu
 
 from __future__ import annotations
 
+import time
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import pytest
+import time_machine
 from authlib.integrations.requests_client import OAuth2Session
 from django.contrib.auth import get_user_model
 
@@ -332,3 +334,16 @@ def test_next_may_not_leave_the_site(alpha, provider_a):
     response = client.get(path_of(provider_sign_in(authorize, "ann", PASSWORD)))
 
     assert response.status_code == 302 and response["Location"] == "/"
+
+
+def test_a_sign_in_returning_after_ten_minutes_is_refused(alpha, provider_a):
+
+    configure(provider_a)
+    client = alpha.client()
+    callback = provider_sign_in(start(client), "ann", PASSWORD)
+
+    with time_machine.travel(time.time() + oidc.PENDING_MAX_AGE + 1):
+        response = client.get(path_of(callback))
+
+    assert response.status_code == 400
+    assert "took too long" in response.content.decode()
