@@ -67,17 +67,26 @@ class GroupRoleMapping(models.Model):
 
 
 class ExternalIdentity(models.Model):
-    """The provider's subject (`sub`) of a user: how a returning person is recognised."""
+    """A provider's subject (`sub`) of a user: how a returning person is recognised. A subject
+    is unique only within its issuer: when the tenant moves to another provider, its subjects
+    match nobody (people are matched again by verified email)."""
 
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_identity"
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_identities"
     )
-    subject = models.CharField(max_length=255, unique=True)
+    issuer = models.CharField(max_length=500)
+    subject = models.CharField(max_length=255)
     created_at = models.DateTimeField(auto_now_add=True)
     last_sign_in_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "external identities"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issuer", "subject"], name="externalidentity_unique_subject"
+            ),
+            models.UniqueConstraint(fields=["issuer", "user"], name="externalidentity_unique_user"),
+        ]
 
     def __str__(self) -> str:
         return self.subject

@@ -12,14 +12,19 @@ if TYPE_CHECKING:
 
 
 def identity_export(user: User) -> dict[str, Any]:
-    """The provider subject the account is linked to, and the provisioned groups it is in."""
-    link = ExternalIdentity.objects.filter(user=user).first()
+    """The provider subjects the account is linked to, and the provisioned groups it is in."""
     return {
-        "subject": link.subject if link is not None else None,
-        "linked_at": link.created_at.isoformat() if link is not None else None,
-        "last_sign_in_at": (
-            link.last_sign_in_at.isoformat() if link is not None and link.last_sign_in_at else None
-        ),
+        "links": [
+            {
+                "issuer": link.issuer,
+                "subject": link.subject,
+                "linked_at": link.created_at.isoformat(),
+                "last_sign_in_at": (
+                    link.last_sign_in_at.isoformat() if link.last_sign_in_at else None
+                ),
+            }
+            for link in ExternalIdentity.objects.filter(user=user).order_by("created_at", "id")
+        ],
         "groups": list(
             ScimGroup.objects.filter(members=user).values_list("display_name", flat=True)
         ),

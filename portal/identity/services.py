@@ -170,7 +170,12 @@ def oidc_sign_in(
     subject = str(claims["sub"])
     email = str(claims.get("email") or "").strip()
     verified_email = email if claims.get("email_verified") is True else ""
-    link = ExternalIdentity.objects.select_related("user").filter(subject=subject).first()
+    issuer = provider.issuer
+    link = (
+        ExternalIdentity.objects.select_related("user")
+        .filter(issuer=issuer, subject=subject)
+        .first()
+    )
     user = link.user if link is not None else None
     if user is None and verified_email:
         matches = list(user_model.objects.filter(email__iexact=verified_email)[:2])
@@ -181,7 +186,7 @@ def oidc_sign_in(
             )
         if matches:
             user = matches[0]
-            other = ExternalIdentity.objects.filter(user=user).first()
+            other = ExternalIdentity.objects.filter(user=user, issuer=issuer).first()
             if other is not None:
                 raise SignInError(
                     "email_linked_elsewhere",
@@ -216,7 +221,7 @@ def oidc_sign_in(
     if not user.is_active:
         raise SignInError("inactive", "This account is deactivated.")
     if link is None:
-        link = ExternalIdentity.objects.create(user=user, subject=subject)
+        link = ExternalIdentity.objects.create(user=user, issuer=issuer, subject=subject)
         if not created:
             event_record(
                 kind=EventKind.USER_UPDATED,

@@ -347,3 +347,21 @@ def test_a_sign_in_returning_after_ten_minutes_is_refused(alpha, provider_a):
 
     assert response.status_code == 400
     assert "took too long" in response.content.decode()
+
+
+def test_a_subject_of_a_former_provider_does_not_sign_in_as_its_person(alpha, provider_a):
+    """Subjects are unique per issuer only: after a move to another provider, the same `sub`
+    there is someone else."""
+    configure(provider_a)
+    sign_in(alpha.client())
+    subject = ExternalIdentity.objects.get().subject
+    get_user_model().objects.filter(email="ann@acme.test").delete()
+    victim = make_user(alpha, "victim")
+    ExternalIdentity.objects.create(user=victim, issuer="https://old-idp.example", subject=subject)
+
+    client = alpha.client()
+    response, _ = sign_in(client)
+
+    assert response.status_code == 302
+    assert client.get("/api/auth/me").json()["username"] == "ann@acme.test"
+    assert ExternalIdentity.objects.get(issuer=provider_a.issuer).user.username == "ann@acme.test"
