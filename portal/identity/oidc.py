@@ -221,4 +221,10 @@ def id_token_verify(
             "The ID token was not issued for this sign-in "
             f"(its {claim} does not match); start again.",
         ) from exc
+    audiences = claims.get("aud")
+    if isinstance(audiences, list) and len(audiences) > 1 and claims.get("azp") != client.client_id:
+        # several audiences: OIDC Core 3.1.3.7 names the party it was issued to in azp
+        raise SignInError(
+            "bad_claim_azp", "The ID token was issued to another application; start again."
+        )
     return claims

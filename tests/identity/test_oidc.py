@@ -365,3 +365,29 @@ def test_a_subject_of_a_former_provider_does_not_sign_in_as_its_person(alpha, pr
     assert response.status_code == 302
     assert client.get("/api/auth/me").json()["username"] == "ann@acme.test"
     assert ExternalIdentity.objects.get(issuer=provider_a.issuer).user.username == "ann@acme.test"
+
+
+def test_a_token_for_several_audiences_must_name_this_client_as_its_party(monkeypatch):
+    """No provider here issues such tokens: signed with a key of the test's own."""
+    from joserfc import jwt
+    from joserfc.jwk import RSAKey
+
+    key = RSAKey.generate_key(2048, parameters={"kid": "k1"})
+    monkeypatch.setattr(oidc, "_get_json", lambda url, what: {"keys": [key.as_dict(private=False)]})
+    client = oidc.ClientSettings(issuer="https://idp.test", client_id="mine", client_secret="s")
+    now = int(time.time())
+    base = {"iss": "https://idp.test", "sub": "1", "iat": now, "exp": now + 60, "nonce": "n"}
+
+    def token(**claims) -> str:
+        return jwt.encode({"alg": "RS256", "kid": "k1"}, {**base, **claims}, key)
+
+    metadata = {"jwks_uri": "https://idp.test/jwks"}
+    verified = oidc.id_token_verify(
+        client, id_token=token(aud=["mine", "api"], azp="mine"), nonce="n", metadata=metadata
+    )
+    assert verified["sub"] == "1"
+    with pytest.raises(oidc.SignInError) as refused:
+        oidc.id_token_verify(
+            client, id_token=token(aud=["mine", "api"], azp="api"), nonce="n", metadata=metadata
+        )
+    assert refused.value.reason == "bad_claim_azp"
