@@ -157,6 +157,26 @@ def authorization_request(
     return url, pending
 
 
+def callback_check(pending: PendingSignIn | None, params: Any) -> PendingSignIn:
+    """The pending sign-in the provider's return (`params`, its query) completes; SignInError
+    for a return this browser did not start (or used already: the state), a late one, or the
+    provider's own refusal."""
+    if pending is None or not secrets.compare_digest(pending.state, params.get("state", "")):
+        raise SignInError(
+            "state_mismatch",
+            "This sign-in was not started here or has already been used; start again.",
+        )
+    if pending.expired():
+        raise SignInError("sign_in_expired", "This sign-in took too long to complete; start again.")
+    if "error" in params:
+        raise SignInError(
+            f"provider_error_{params['error']}"[:60],
+            "The identity provider did not sign you in: "
+            + (params.get("error_description") or params["error"]),
+        )
+    return pending
+
+
 def code_exchange(
     client: ClientSettings, *, redirect_uri: str, code: str, pending: PendingSignIn
 ) -> dict[str, Any]:

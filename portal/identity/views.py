@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
-
 from django.contrib.auth import login
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -14,7 +12,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
 from portal.identity import oidc, selectors, services
-from portal.identity.models import EventSource
+from portal.identity.models import EventSource, IdentityProvider
 from portal.secrets import SecretUnreadable
 
 SESSION_KEY = "oidc_pending"
@@ -52,12 +50,13 @@ def _refused(request: HttpRequest, error: oidc.SignInError, *, username: str = "
     )
 
 
-def _client(request: HttpRequest) -> oidc.ClientSettings:
+def _provider() -> tuple[IdentityProvider, oidc.ClientSettings]:
+    """The tenant's enabled provider and its client settings; 404 when it has none."""
     provider = selectors.provider_enabled()
     if provider is None:
         raise Http404
     try:
-        return selectors.client_settings(provider)
+        return provider, selectors.client_settings(provider)
     except SecretUnreadable as exc:
         raise oidc.SignInError("secret_unreadable", str(exc)) from exc
 
@@ -66,7 +65,7 @@ def _client(request: HttpRequest) -> oidc.ClientSettings:
 def oidc_start(request: HttpRequest) -> HttpResponse:
     """Send the browser to the tenant's provider with a fresh state, nonce and PKCE challenge."""
     try:
-        client = _client(request)
+        _, client = _provider()
         url, pending = oidc.authorization_request(
             client,
             redirect_uri=_redirect_uri(request),
@@ -82,36 +81,18 @@ def oidc_start(request: HttpRequest) -> HttpResponse:
 def oidc_callback(request: HttpRequest) -> HttpResponse:
     """The provider's return: check the state, exchange the code, verify the ID token, sign the
     person in with their mapped roles; the sign-in page with the reason otherwise."""
-    pending = oidc.PendingSignIn.from_session(request.session.pop(SESSION_KEY, None))
+    started = oidc.PendingSignIn.from_session(request.session.pop(SESSION_KEY, None))
     try:
-        provider_settings = _client(request)
-        if pending is None or not secrets.compare_digest(
-            pending.state, request.GET.get("state", "")
-        ):
-            raise oidc.SignInError(
-                "state_mismatch",
-                "This sign-in was not started here or has already been used; start again.",
-            )
-        if pending.expired():
-            raise oidc.SignInError(
-                "sign_in_expired", "This sign-in took too long to complete; start again."
-            )
-        if "error" in request.GET:
-            raise oidc.SignInError(
-                f"provider_error_{request.GET['error']}"[:60],
-                "The identity provider did not sign you in: "
-                + (request.GET.get("error_description") or request.GET["error"]),
-            )
+        provider, client = _provider()
+        pending = oidc.callback_check(started, request.GET)
         claims = oidc.code_exchange(
-            provider_settings,
+            client,
             redirect_uri=_redirect_uri(request),
             code=request.GET.get("code", ""),
             pending=pending,
         )
     except oidc.SignInError as error:
         return _refused(request, error)
-    provider = selectors.provider_enabled()
-    assert provider is not None  # _client found it
     try:
         user = services.oidc_sign_in(provider=provider, claims=claims, request=request)
     except oidc.SignInError as error:
