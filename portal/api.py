@@ -22,6 +22,8 @@ from portal import ratelimit
 from portal.access.selectors import project_roles_for
 from portal.access.tokens import token_issue, token_list, token_revoke
 from portal.authentication import ANY_KEY
+from portal.identity import services as identity_services
+from portal.identity.models import EventKind, EventSource
 from portal.throttling import TenantRateThrottle
 
 logger = logging.getLogger(__name__)
@@ -98,10 +100,23 @@ class TokenObtainApi(APIView):
         )
         if user is None or not user.is_active:
             ratelimit.login_failed(request, username, window_seconds=settings.LOGIN_FAILURE_WINDOW)
+            identity_services.sign_in_failed(
+                source=EventSource.PASSWORD,
+                reason="bad_credentials (API token)",
+                username=username,
+                request=request._request,
+            )
             return Response(
                 {"non_field_errors": [BAD_CREDENTIALS]}, status=status.HTTP_400_BAD_REQUEST
             )
         ratelimit.login_succeeded(request, username)
+        identity_services.event_record(
+            kind=EventKind.SIGN_IN,
+            source=EventSource.PASSWORD,
+            user=user,
+            detail="API token issued",
+            request=request._request,
+        )
         return Response({"token": token_issue(user=user).key})
 
 

@@ -136,6 +136,7 @@ TENANT_APPS = [
     "django.contrib.admin",
     "rest_framework.authtoken",
     "portal.access",
+    "portal.identity",
     "kb",
     "canonical",
     "chat",
@@ -191,6 +192,8 @@ AUTH_PASSWORD_VALIDATORS = [
     # not a rule: Django's hook after every password change, which revokes the API tokens
     {"NAME": "portal.access.tokens.RevokeTokensOnPasswordChange"},
 ]
+# passwords through Django's model backend, unless the tenant's identity provider turns them off
+AUTHENTICATION_BACKENDS = ["portal.identity.backends.PasswordBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

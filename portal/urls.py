@@ -9,11 +9,14 @@ from drf_spectacular.views import (
 
 from portal import api, views
 from portal.admin_site import site as admin_site
+from portal.identity import views as identity_views
 
 urlpatterns = [
     path("", include("chat.urls_start")),
     path("healthz", views.healthz, name="healthz"),
     path("login/", views.LoginView.as_view(), name="login"),
+    path("login/oidc/", identity_views.oidc_start, name="oidc-start"),
+    path("login/oidc/callback", identity_views.oidc_callback, name="oidc-callback"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin_site.urls),
     path("api/auth/token", api.TokenObtainApi.as_view(), name="api-token"),
@@ -35,6 +38,7 @@ urlpatterns = [
     path("chat/", include("chat.urls")),
     path("", include("kb.urls_pages")),
     path("mcp/", include("integrations.urls")),
+    path("scim/v2/", include("portal.identity.urls_scim")),
     path("", include("privacy.urls")),
 ]
 

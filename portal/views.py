@@ -25,13 +25,23 @@ from rest_framework.response import Response
 from portal import ratelimit
 from portal.access import tokens
 from portal.access.forms import ApiKeyForm
+from portal.identity import selectors as identity_selectors
+from portal.identity import services as identity_services
+from portal.identity.models import EventKind, EventSource
 
 
 class LoginView(auth_views.LoginView):
-    """The tenant's sign-in page, with failed attempts rate-limited per address and username."""
+    """The tenant's sign-in page: the identity provider's button and/or the password form (as
+    the tenant says), failed attempts rate-limited per address and username, sign-ins and
+    failures audited."""
 
     template_name = "portal/login.html"
     redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        context["sign_in"] = identity_selectors.sign_in_options()
+        return context
 
     def get_redirect_url(self, request: HttpRequest | None = None) -> str:
         """Django's safe `next`, minus one pointing back at this page (a redirect loop, which
@@ -56,15 +66,22 @@ class LoginView(auth_views.LoginView):
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form: AuthenticationForm) -> HttpResponse:
-        ratelimit.login_failed(
-            self.request,
-            self.request.POST.get("username", ""),
-            window_seconds=settings.LOGIN_FAILURE_WINDOW,
+        username = self.request.POST.get("username", "")
+        ratelimit.login_failed(self.request, username, window_seconds=settings.LOGIN_FAILURE_WINDOW)
+        identity_services.sign_in_failed(
+            source=EventSource.PASSWORD,
+            reason="bad_credentials",
+            username=username[:150],
+            request=self.request,
         )
         return super().form_invalid(form)
 
     def form_valid(self, form: AuthenticationForm) -> HttpResponse:
-        ratelimit.login_succeeded(self.request, form.get_user().get_username())
+        user = form.get_user()
+        ratelimit.login_succeeded(self.request, user.get_username())
+        identity_services.event_record(
+            kind=EventKind.SIGN_IN, source=EventSource.PASSWORD, user=user, request=self.request
+        )
         return super().form_valid(form)
 
 
@@ -184,7 +201,7 @@ class RedocView(SpectacularRedocView):
 
 # Paths whose clients read JSON: an error there is the API's body, elsewhere the branded page.
 # Neither ever shows the exception, a path or a setting (with DEBUG on Django's own pages do).
-JSON_PATH_PREFIXES = ("/api/", "/mcp/")
+JSON_PATH_PREFIXES = ("/api/", "/mcp/", "/scim/")
 
 
 def _json_client(request: HttpRequest) -> bool:

@@ -15,6 +15,7 @@ from canonical import privacy as canonical_privacy
 from chat import privacy as chat_privacy
 from kb import privacy as kb_privacy
 from portal.access import privacy as access_privacy
+from portal.identity import privacy as identity_privacy
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -34,6 +35,13 @@ PERSONAL_DATA: tuple[PersonalData, ...] = (
     PersonalData(key="api_tokens", export=access_privacy.api_tokens_export),
     PersonalData(key="api_keys", export=access_privacy.api_keys_export),
     PersonalData(key="console_actions", export=access_privacy.console_actions_export),
+    # the provider subject and provisioned groups go with the user row (cascade)
+    PersonalData(key="identity", export=identity_privacy.identity_export),
+    PersonalData(
+        key="sign_in_audit",
+        export=identity_privacy.identity_events_export,
+        erase=identity_privacy.identity_events_erase,
+    ),
     PersonalData(
         key="conversations",
         export=chat_privacy.conversations_export,

@@ -190,6 +190,7 @@ def test_erasure_removes_the_person_and_keeps_the_audit_trail(world, alpha):
     token = token_for(alpha, anna)
     counts = user_erase(user=anna)
     assert counts == {
+        "sign_in_audit": 0,
         "conversations": 2,
         "chat_log": 2,
         "audit_trail": 1,
@@ -296,7 +297,7 @@ def test_commands_export_and_erase(world, tmp_path, capsys):
         call_command("user_erase", "--tenant", "alpha", "--username", "anna")
     call_command("user_erase", "--tenant", "alpha", "--username", "anna", "--yes")
     assert (
-        "Erased anna: 2 conversations, 2 chat_log, 1 audit_trail, 1 document_versions, 1 account"
+        "Erased anna: 0 sign_in_audit, 2 conversations, 2 chat_log, 1 audit_trail, 1 document_versions, 1 account"
         in capsys.readouterr().out
     )
     with pytest.raises(CommandError, match="No user 'anna'"):
