@@ -134,6 +134,7 @@ def prepare_document(
     budget = budget or IngestBudget()
     deadline = Deadline(budget.max_seconds)
     as_read: Extracted = extract(source_path=source_path, content=content, source_type=source_type)
+    deadline.extend(as_read.ocr_seconds)
     # cleaned before chunking, so the chunks still tile the stored text exactly
     extracted = text_for_postgres(as_read)
     warnings = list(extracted.warnings)
