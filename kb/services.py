@@ -30,6 +30,7 @@ from kb.ingestion.prepare import (
     prepare_document,
 )
 from kb.models import Chunk, Document, DocumentVersion, Edge
+from kb.selectors import document_near_duplicates
 from kb.versions import (
     RESTORED_FIELDS,
     document_version_record,
@@ -308,16 +309,29 @@ def _write(plan: _Plan, origin: AuditContext) -> IngestOutcome:
         document=document,
         status="created" if created else "updated",
         chunks=len(prepared.chunks),
-        warnings=prepared.warnings + warnings,
+        warnings=prepared.warnings + warnings + _duplicate_warnings(document),
         source_path=prepared.source_path,
     )
+
+
+NEAR_DUPLICATES_NAMED = 3  # a warning names this many; the Documents page lists them all
+
+
+def _duplicate_warnings(document: Document) -> list[str]:
+    """The ingest's word on the document's near-duplicates in its project (kb.duplicates)."""
+    found = document_near_duplicates(document=document)
+    return [
+        f"near-duplicate of {other.title!r} ({other.source_path}, similarity {value:.2f}): "
+        "an answer cites only one of them (a curated record, else the newest)"
+        for other, value in found[:NEAR_DUPLICATES_NAMED]
+    ]
 
 
 # the columns a source determines, copied from its PreparedDocument on every write
 PREPARED_FIELDS = [
     "title", "doc_id", "source_path", "source_type", "content_hash", "tags", "owners",
     "summary", "canonical_type", "canonical_status", "retrieval_priority", "generation_source",
-    "evidence_tier", "metadata",
+    "evidence_tier", "metadata", "minhash", "minhash_bands",
 ]  # fmt: skip
 DOCUMENT_FIELDS = ["slug", *PREPARED_FIELDS, "deleted_at"]
 
@@ -463,7 +477,7 @@ def _write_many_atomic(plans: list[_Plan], origin: AuditContext) -> list[IngestO
             document=document,
             status="created" if is_new else "updated",
             chunks=len(plan.prepared.chunks),
-            warnings=list(plan.prepared.warnings),
+            warnings=list(plan.prepared.warnings) + _duplicate_warnings(document),
             source_path=plan.prepared.source_path,
         )
         for plan, document, is_new in order

@@ -370,6 +370,10 @@ KB: dict[str, Any] = {
     "OCR_TESSERACT_CMD": env_str("KB_OCR_TESSERACT_CMD", "tesseract"),
     "OCR_LANGUAGES": env_str("KB_OCR_LANGUAGES", "eng"),
     "OCR_MAX_PAGES": env_int("KB_OCR_MAX_PAGES", 50),
+    # Near-duplicate documents (kb.duplicates): the estimated Jaccard similarity of their word
+    # 3-shingles from which two documents of a project are one group (one of them is cited
+    # per answer); from 0.6 up every such pair is found (the LSH bands' S-curve)
+    "DUPLICATE_THRESHOLD": env_float("KB_DUPLICATE_THRESHOLD", 0.8),
     # how often a worker looks for jobs whose worker died (and requeues them)
     "WORKER_REAP_SECONDS": env_float("KB_WORKER_REAP_SECONDS", 10.0),
     "WORKER_POLL_SECONDS": env_float("KB_WORKER_POLL_SECONDS", 1.0),
