@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from kb.curation import SYSTEM, AuditContext, audited_values, report_changes
 from kb.drift import documents_changed
+from kb.duplicates import bands, document_signature
 from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.embeddings.exceptions import EmbeddingDimensionError
 from kb.embeddings.spaces import ActiveSpace, active_space, check_space_dimensions
@@ -772,12 +773,16 @@ def document_version_restore(
     if version.document_id != document.pk:
         raise ValueError("The version belongs to another document.")
     content = version_content(version)
+    chunks = _chunked(content, title=version.title)
+    minhash = document_signature(chunk.text for chunk in chunks)  # as prepare_document does
     prepared = PreparedDocument(
         source_path=document.source_path,
         slug=document.slug,
         **{name: getattr(version, name) for name in RESTORED_FIELDS},
         edges=[(kind, slug) for kind, slug in version.edges],
-        chunks=_chunked(content, title=version.title),
+        chunks=chunks,
+        minhash=minhash,
+        minhash_bands=bands(minhash),
     )
     plan = _Plan(
         project=document.project,
