@@ -152,3 +152,20 @@ def test_without_a_near_duplicate_both_documents_may_be_cited(world, settings):
     ingest(world["project"], "wiki/backup-retention.md", WIKI_COPY)
     assert duplicate_groups(user=world["editor"], project_key="ops") == []
     assert len(Document.objects.filter(project__key="ops")) == 2
+
+
+def test_the_migration_gives_documents_stored_before_it_their_signature(world):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("kb.migrations.0008_document_minhash")
+    document = ingest(world["project"], "policies/backup.md", POLICY).document
+    at_ingest = Document.objects.values_list("minhash", "minhash_bands").get(pk=document.pk)
+    assert at_ingest[0] and at_ingest[1]
+    Document.objects.filter(pk=document.pk).update(minhash=[], minhash_bands=[])
+    migration.backfill(apps, None)
+    # the same signature as an ingest computes: old and new documents compare
+    assert Document.objects.values_list("minhash", "minhash_bands").get(pk=document.pk) == (
+        at_ingest
+    )

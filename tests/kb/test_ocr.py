@@ -172,3 +172,18 @@ def test_tesseract_lines_become_escaped_paragraphs():
     assert ocr_text_to_markdown(raw) == (
         "\\# Retention\n\nBackups are retained for 400 days.\n\n\\- not a list"
     )
+
+
+def test_the_documents_page_shows_ocr_progress_while_a_scan_is_read(alpha, editor):
+    from kb.tasks import OcrProgress
+
+    require_tesseract()
+    response = upload(alpha, editor, "scan.pdf", scanned_pdf([OSPREY]))
+    job = IngestJob.objects.get(pk=response.json()["jobs"][0]["id"])
+    IngestJob.objects.filter(pk=job.pk).update(state="extracting")
+    OcrProgress(job)(1, 3)  # what the worker records after the first of three pages
+    client = alpha.client()
+    client.force_login(editor)
+    row = client.get(f"/documents/ops/jobs/{job.pk}", HTTP_HX_REQUEST="true").content.decode()
+    assert "extracting: OCR, page 1/3" in " ".join(row.split())
+    assert '<progress max="3" value="1">' in row
