@@ -27,6 +27,9 @@ RENDER_DPI = 300
 PDF_POINTS_PER_INCH = 72
 # one page that Tesseract has not read in this long is a hostile or broken image, not a scan
 PAGE_TIMEOUT_SECONDS = 120
+# a page is rendered with at most this many pixels (A4 at 300 dpi is 8.7 million): a PDF may
+# declare a page of 200 by 200 inches, which at 300 dpi would be a 3.6 GB image
+MAX_PAGE_PIXELS = 40_000_000
 LIST_LANGUAGES_TIMEOUT_SECONDS = 10
 # a word broken over two lines ("retain-\nment") is joined when the next line goes on in lowercase
 HYPHENATED_RE = re.compile(r"(\w)-\n(?=[a-z])")
@@ -108,7 +111,8 @@ def ocr_pages(data: bytes, numbers: list[int]) -> OcrResult:
                 report(done, len(numbers))
             page = document[number - 1]
             try:
-                image = page.render(scale=RENDER_DPI / PDF_POINTS_PER_INCH, grayscale=True)
+                width, height = page.get_size()
+                image = page.render(scale=render_scale(width, height), grayscale=True)
                 try:
                     raw = pytesseract.image_to_string(
                         image.to_pil(), lang=ocr_languages(), timeout=PAGE_TIMEOUT_SECONDS
@@ -129,6 +133,14 @@ def ocr_pages(data: bytes, numbers: list[int]) -> OcrResult:
     finally:
         document.close()
     return OcrResult(pages=texts, seconds=time.monotonic() - started)
+
+
+def render_scale(width_points: float, height_points: float) -> float:
+    """Pixels per PDF point for a page: RENDER_DPI, lowered so that the image stays within
+    MAX_PAGE_PIXELS."""
+    scale = RENDER_DPI / PDF_POINTS_PER_INCH
+    area = max(1.0, width_points * height_points)
+    return min(scale, (MAX_PAGE_PIXELS / area) ** 0.5)
 
 
 def ocr_text_to_markdown(raw: str) -> str:

@@ -154,6 +154,9 @@ def pdf_to_text(data: bytes) -> PdfText:
         raise
     except Exception as exc:  # noqa: BLE001 - any parser failure is a bad file, not a crash
         raise PdfProblem(f"could not read the PDF ({type(exc).__name__}: {exc})") from exc
+    if scanned and len(scanned) == checked.pages and not any(scanned.values()):
+        # images without any text in them (photos, blank scans): nothing to ingest
+        raise PdfProblem("the PDF has no text layer and OCR found no text in it", code="no_text")
     return PdfText(
         text="\n".join(parts),
         title=title,

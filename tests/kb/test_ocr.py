@@ -14,7 +14,13 @@ from chat.models import Message
 from chat.services import message_send
 from kb.filters import SearchFilters
 from kb.ingestion.extract import UnsupportedSource, extract
-from kb.ingestion.ocr import ocr_pages, ocr_progress, ocr_text_to_markdown
+from kb.ingestion.ocr import (
+    MAX_PAGE_PIXELS,
+    ocr_pages,
+    ocr_progress,
+    ocr_text_to_markdown,
+    render_scale,
+)
 from kb.ingestion.pdf import PdfProblem, pdf_check, pdf_to_text
 from kb.models import Chunk, Document, IngestJob
 from kb.worker import run_queued_tasks
@@ -160,11 +166,25 @@ def test_more_scanned_pages_than_the_limit_are_refused_at_upload(alpha, editor, 
         extract(source_path="long-scan.pdf", content=scanned_pdf([RETENTION, OSPREY]))
 
 
+def test_a_scan_in_which_ocr_finds_no_text_is_refused_not_stored_empty():
+    require_tesseract()
+    with pytest.raises(UnsupportedSource, match="OCR found no text"):
+        extract(source_path="blank.pdf", content=scanned_pdf(["", ""]))
+
+
 def test_a_missing_language_makes_ocr_unavailable(settings):
     require_tesseract()
     settings.KB = {**settings.KB, "OCR_LANGUAGES": "eng+xxx"}
     with pytest.raises(PdfProblem, match="lacks the language data xxx"):
         pdf_check(scanned_pdf([OSPREY]))
+
+
+def test_pages_render_at_300_dpi_unless_the_image_would_be_huge():
+    a4 = (595.0, 842.0)
+    assert render_scale(*a4) == 300 / 72
+    giant = (200 * 72.0, 200 * 72.0)  # a page that declares 200 by 200 inches
+    scale = render_scale(*giant)
+    assert giant[0] * scale * giant[1] * scale <= MAX_PAGE_PIXELS
 
 
 def test_tesseract_lines_become_escaped_paragraphs():
