@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 from zoneinfo import ZoneInfo
@@ -130,6 +132,20 @@ def add_sources(
         )
         added.append(PromptSource(n=len(added) + 1, hit=hit, block=source_block))
     return tuple(added)
+
+
+def cite_one_per_duplicate_group(
+    sources: tuple[PromptSource, ...], stand_ins: Mapping[int, int]
+) -> tuple[PromptSource, ...]:
+    """The sources without the documents another near-duplicate stands for (`stand_ins`:
+    document id -> the document of its group an answer cites, kb.duplicates), renumbered:
+    one answer cites the same policy once, not once per copy."""
+    kept = [
+        source
+        for source in sources
+        if stand_ins.get(source.hit.document_id, source.hit.document_id) == source.hit.document_id
+    ]
+    return tuple(dataclasses.replace(source, n=n) for n, source in enumerate(kept, start=1))
 
 
 def prompt_now(timezone_name: str) -> dt.datetime:

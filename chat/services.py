@@ -41,6 +41,7 @@ from chat.prompt import (
     PromptSource,
     add_sources,
     build_prompt,
+    cite_one_per_duplicate_group,
     number_sources,
     prompt_now,
     wikilink_slugs,
@@ -55,6 +56,7 @@ from kb.selectors import (
     chunk_versions,
     document_openings,
     document_titles_by_slug,
+    duplicate_stand_ins,
     supersede_pairs,
 )
 from portal.access.models import AnyUser, Project
@@ -391,7 +393,16 @@ def _evidence(
     embed_units = int(settings.CHAT["EXTRACTIVE_EMBED_UNITS"])
     corpus = _term_idfs(f"{previous} {question}")
 
-    def brief_of(numbered: tuple[PromptSource, ...]) -> tuple[EvidenceBrief, dict[str, str]]:
+    def brief_of(
+        numbered: tuple[PromptSource, ...],
+    ) -> tuple[tuple[PromptSource, ...], EvidenceBrief, dict[str, str]]:
+        # the one place an answer's sources are final: one document per near-duplicate group
+        numbered = cite_one_per_duplicate_group(
+            numbered,
+            duplicate_stand_ins(
+                user=user, document_ids={source.hit.document_id for source in numbered}
+            ),
+        )
         titles = document_titles_by_slug(user=user, slugs=wikilink_slugs(numbered))
         brief = build_brief(
             question=asked,
@@ -403,14 +414,15 @@ def _evidence(
             meaning_units=embed_units,
             corpus_weights=corpus,
         )
-        return brief, titles
+        return numbered, brief, titles
 
-    brief, titles = brief_of(sources)
+    sources, brief, titles = brief_of(sources)
     if brief.answerable and brief.unstated:
         hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
         if hop.primary:
-            widened = add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context")
-            second, second_titles = brief_of(widened)
+            widened, second, second_titles = brief_of(
+                add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context")
+            )
             if second.answerable and len(second.support) > len(brief.support):
                 return widened, second, second_titles
     return sources, brief, titles

@@ -45,8 +45,12 @@ class IngestJobOutputSerializer(serializers.Serializer):
     source_type = serializers.CharField()
     size = serializers.IntegerField()
     state = serializers.ChoiceField(choices=["queued", "extracting", "embedding", "done", "failed"])
-    progress_done = serializers.IntegerField(help_text="chunks embedded so far")
-    progress_total = serializers.IntegerField(help_text="chunks to embed (0 until known)")
+    progress_done = serializers.IntegerField(
+        help_text="chunks embedded so far (while extracting: scanned pages read by OCR)"
+    )
+    progress_total = serializers.IntegerField(
+        help_text="chunks to embed, or scanned pages to read by OCR (0 until known)"
+    )
     outcome = serializers.CharField(help_text="created | updated | skipped once done")
     error = serializers.CharField(help_text="why the job failed ('' otherwise)")
     warnings = serializers.ListField(child=serializers.CharField())
@@ -85,8 +89,10 @@ UPLOAD_RESPONSES = {
     422: OpenApiResponse(
         UploadRefusedSerializer,
         description=(
-            "Encrypted, unreadable or text-less (scanned) PDF; unreadable Word file; a PDF or "
-            "Word file whose parts inflate far beyond their stored size (decompression_bomb)"
+            "Encrypted or unreadable PDF; a text-less (scanned) PDF when Tesseract is not "
+            "installed (no_text) or with more scanned pages than KB_OCR_MAX_PAGES (ocr_limit); "
+            "unreadable Word file; a PDF or Word file whose parts inflate far beyond their "
+            "stored size (decompression_bomb)"
         ),
     ),
 }

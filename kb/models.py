@@ -203,6 +203,10 @@ class Document(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
     # The number of its newest DocumentVersion (kb.versions keeps it with every version).
     current_version = models.PositiveIntegerField(default=0)
+    # Near-duplicates (kb.duplicates): the MinHash signature of its text and its LSH band
+    # hashes (a GIN index finds the documents sharing a band); [] for a text without words.
+    minhash = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    minhash_bands = ArrayField(models.BigIntegerField(), default=list, blank=True)
 
     objects = DocumentQuerySet.as_manager()
 
@@ -218,6 +222,7 @@ class Document(models.Model):
         indexes = [
             models.Index(fields=["project", "source_path"], name="kb_doc_project_path"),
             models.Index(fields=["canonical_type", "canonical_status"], name="kb_doc_canonical"),
+            GinIndex(fields=["minhash_bands"], name="kb_doc_minhash_bands_gin"),
         ]
 
     def __str__(self) -> str:

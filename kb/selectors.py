@@ -23,6 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 
+from kb import duplicates
 from kb.filters import SearchFilters
 from kb.models import (
     ChangeSource,
@@ -350,3 +351,112 @@ def document_version_of(*, document: Document, number: int) -> DocumentVersion |
     or None when it has no such version (or no longer keeps it). The caller decides who may
     read it (chat: editors, and the askers whose answers cite it)."""
     return document.versions.select_related("text").filter(number=number).first()
+
+
+# --- near-duplicates (kb.duplicates) ----------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class DuplicateMember:
+    document: Document
+    similarity: float  # to the group's stand-in (1.0 for the stand-in itself)
+    stands_in: bool  # the one an answer cites: a curated record, else the newest
+
+
+@dataclass(frozen=True, kw_only=True)
+class DuplicateGroup:
+    members: list[DuplicateMember]  # the stand-in first, then by similarity
+
+
+def _near_pairs(rows: list[tuple[int, int, list[int]]]) -> list[tuple[int, int]]:
+    """Pairs of near-duplicates among (id, project id, bands) rows: those sharing an LSH band
+    in the same project, kept when their signatures reach the threshold."""
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for document_id, project_id, bands in rows:
+        for band in bands:
+            buckets.setdefault((project_id, band), []).append(document_id)
+    candidates = {
+        (first, second)
+        for members in buckets.values()
+        if len(members) > 1
+        for index, first in enumerate(members)
+        for second in members[index + 1 :]
+    }
+    if not candidates:
+        return []
+    involved = {document_id for pair in candidates for document_id in pair}
+    signatures = dict(Document.objects.filter(pk__in=involved).values_list("pk", "minhash"))
+    limit = duplicates.threshold()
+    return sorted(
+        (first, second)
+        for first, second in candidates
+        if duplicates.similarity(signatures[first], signatures[second]) >= limit
+    )
+
+
+def _candidate(document: Document) -> duplicates.Candidate:
+    return duplicates.Candidate(
+        document_id=document.pk,
+        curated=document.canonical_type is not None,
+        updated_at=document.updated_at,
+    )
+
+
+def duplicate_groups(*, user: AnyUser, project_key: str) -> list[DuplicateGroup]:
+    """The project's groups of near-duplicate documents the user sees, stand-in first."""
+    visible = Document.objects.visible_to(user, project_keys=(project_key,))
+    rows = list(visible.exclude(minhash_bands=[]).values_list("pk", "project_id", "minhash_bands"))
+    pairs = _near_pairs(rows)
+    if not pairs:
+        return []
+    members = {
+        document.pk: document
+        for document in visible.filter(pk__in={pk for pair in pairs for pk in pair})
+    }
+    groups = []
+    for group in duplicates.groups(pairs):
+        keep = duplicates.preferred(_candidate(members[pk]) for pk in group)
+        stand_in = members[keep]
+        listed = [
+            DuplicateMember(
+                document=members[pk],
+                similarity=duplicates.similarity(stand_in.minhash, members[pk].minhash),
+                stands_in=pk == keep,
+            )
+            for pk in group
+        ]
+        listed.sort(key=lambda m: (not m.stands_in, -m.similarity, m.document.title))
+        groups.append(DuplicateGroup(members=listed))
+    return groups
+
+
+def duplicate_stand_ins(*, user: AnyUser, document_ids: Iterable[int]) -> dict[int, int]:
+    """{document id: the document that stands for its near-duplicate group} among these
+    documents (the user's visible ones); documents without a near-duplicate among them are
+    left out."""
+    documents = list(
+        Document.objects.visible_to(user)
+        .filter(pk__in=set(document_ids))
+        .exclude(minhash_bands=[])
+        .only("pk", "project_id", "minhash_bands", "canonical_type", "updated_at")
+    )
+    pairs = _near_pairs([(d.pk, d.project_id, d.minhash_bands) for d in documents])
+    return duplicates.stand_ins([_candidate(d) for d in documents], pairs)
+
+
+def document_near_duplicates(*, document: Document) -> list[tuple[Document, float]]:
+    """The other live documents of the document's project that are near-duplicates of it,
+    most similar first (for the ingest's warning; the caller wrote the document)."""
+    if not document.minhash_bands:
+        return []
+    limit = duplicates.threshold()
+    found = [
+        (other, duplicates.similarity(document.minhash, other.minhash))
+        for other in Document.objects.alive()
+        .filter(project_id=document.project_id, minhash_bands__overlap=document.minhash_bands)
+        .exclude(pk=document.pk)
+    ]
+    return sorted(
+        ((other, value) for other, value in found if value >= limit),
+        key=lambda item: (-item[1], item[0].pk),
+    )

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from kb.curation import SYSTEM, AuditContext, audited_values, report_changes
 from kb.drift import documents_changed
+from kb.duplicates import bands, document_signature
 from kb.embeddings import Embedder, EmbeddingError, active_embedder
 from kb.embeddings.exceptions import EmbeddingDimensionError
 from kb.embeddings.spaces import ActiveSpace, active_space, check_space_dimensions
@@ -30,6 +31,7 @@ from kb.ingestion.prepare import (
     prepare_document,
 )
 from kb.models import Chunk, Document, DocumentVersion, Edge
+from kb.selectors import document_near_duplicates
 from kb.versions import (
     RESTORED_FIELDS,
     document_version_record,
@@ -308,16 +310,29 @@ def _write(plan: _Plan, origin: AuditContext) -> IngestOutcome:
         document=document,
         status="created" if created else "updated",
         chunks=len(prepared.chunks),
-        warnings=prepared.warnings + warnings,
+        warnings=prepared.warnings + warnings + _duplicate_warnings(document),
         source_path=prepared.source_path,
     )
+
+
+NEAR_DUPLICATES_NAMED = 3  # a warning names this many; the Documents page lists them all
+
+
+def _duplicate_warnings(document: Document) -> list[str]:
+    """The ingest's word on the document's near-duplicates in its project (kb.duplicates)."""
+    found = document_near_duplicates(document=document)
+    return [
+        f"near-duplicate of {other.title!r} ({other.source_path}, similarity {value:.2f}): "
+        "an answer cites only one of them (a curated record, else the newest)"
+        for other, value in found[:NEAR_DUPLICATES_NAMED]
+    ]
 
 
 # the columns a source determines, copied from its PreparedDocument on every write
 PREPARED_FIELDS = [
     "title", "doc_id", "source_path", "source_type", "content_hash", "tags", "owners",
     "summary", "canonical_type", "canonical_status", "retrieval_priority", "generation_source",
-    "evidence_tier", "metadata",
+    "evidence_tier", "metadata", "minhash", "minhash_bands",
 ]  # fmt: skip
 DOCUMENT_FIELDS = ["slug", *PREPARED_FIELDS, "deleted_at"]
 
@@ -463,7 +478,7 @@ def _write_many_atomic(plans: list[_Plan], origin: AuditContext) -> list[IngestO
             document=document,
             status="created" if is_new else "updated",
             chunks=len(plan.prepared.chunks),
-            warnings=list(plan.prepared.warnings),
+            warnings=list(plan.prepared.warnings) + _duplicate_warnings(document),
             source_path=plan.prepared.source_path,
         )
         for plan, document, is_new in order
@@ -758,12 +773,16 @@ def document_version_restore(
     if version.document_id != document.pk:
         raise ValueError("The version belongs to another document.")
     content = version_content(version)
+    chunks = _chunked(content, title=version.title)
+    minhash = document_signature(chunk.text for chunk in chunks)  # as prepare_document does
     prepared = PreparedDocument(
         source_path=document.source_path,
         slug=document.slug,
         **{name: getattr(version, name) for name in RESTORED_FIELDS},
         edges=[(kind, slug) for kind, slug in version.edges],
-        chunks=_chunked(content, title=version.title),
+        chunks=chunks,
+        minhash=minhash,
+        minhash_bands=bands(minhash),
     )
     plan = _Plan(
         project=document.project,

@@ -16,6 +16,7 @@ from django_tenants.utils import get_tenant_model, schema_context
 
 from kb.curation import AuditContext, ChangeSource
 from kb.embeddings import Embedder, EmbeddingError, active_embedder
+from kb.ingestion.ocr import ocr_progress
 from kb.models import Document, IngestJob, JobState
 from kb.services import document_ingest
 
@@ -57,6 +58,16 @@ class ProgressEmbedder:
         _set(self.job, state=JobState.EMBEDDING, progress_done=done, progress_total=total)
 
 
+class OcrProgress:
+    """Records 'extracting: OCR, page n/m' on the job while scanned pages are read."""
+
+    def __init__(self, job: IngestJob) -> None:
+        self.job = job
+
+    def __call__(self, done: int, total: int) -> None:
+        _set(self.job, progress_done=done, progress_total=total)
+
+
 def _set(job: IngestJob, **fields: Any) -> None:
     for name, value in fields.items():
         setattr(job, name, value)
@@ -93,7 +104,14 @@ def run_ingest_job(*, job_id: int, embedder: Embedder | None = None) -> dict[str
             ),
         )
         return {"job_id": job.pk, "state": job.state}
-    _set(job, state=JobState.EXTRACTING, attempts=job.attempts + 1, progress_done=0, error="")
+    _set(
+        job,
+        state=JobState.EXTRACTING,
+        attempts=job.attempts + 1,
+        progress_done=0,
+        progress_total=0,
+        error="",
+    )
     if job.force:
         # re-index: forget the stored hash so the unchanged bytes are embedded again; the
         # rewrite below is still one transaction, so the document is never half-indexed
@@ -109,15 +127,16 @@ def run_ingest_job(*, job_id: int, embedder: Embedder | None = None) -> dict[str
             progress = ProgressEmbedder(inner, job)
         except EmbeddingError:
             pass  # document_ingest meets it again and reports it on the job, as any failure
-        outcome = document_ingest(
-            project=job.project,
-            source_path=job.source_path,
-            content=bytes(job.content),
-            source_type=job.source_type,
-            embedder=progress,
-            origin=AuditContext(actor=job.uploaded_by, source=ChangeSource.SERVICE),
-            space=space,
-        )
+        with ocr_progress(OcrProgress(job)):
+            outcome = document_ingest(
+                project=job.project,
+                source_path=job.source_path,
+                content=bytes(job.content),
+                source_type=job.source_type,
+                embedder=progress,
+                origin=AuditContext(actor=job.uploaded_by, source=ChangeSource.SERVICE),
+                space=space,
+            )
     except Exception:
         # the details (exception, paths, SQL) are for the operators' log, not the editor's page
         logger.exception("ingest job %s failed", job.pk)

@@ -33,7 +33,8 @@ class UploadProblem:
     """Why a file is refused, with the HTTP status that says it best."""
 
     name: str
-    # too_large | unsupported_type | empty | encrypted | no_text | unreadable | decompression_bomb
+    # too_large | unsupported_type | empty | encrypted | no_text | ocr_limit | unreadable |
+    # decompression_bomb
     code: str
     message: str
     status: int

@@ -1,4 +1,5 @@
-"""Documents page for editors: upload many files, watch each job live, re-index and delete."""
+"""Documents page for editors: upload many files, watch each job live, re-index and delete,
+and see which documents are near-duplicates of which."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from kb.curation import AuditContext, ChangeSource
 from kb.models import Document
-from kb.selectors import document_list_sorted, document_sort
+from kb.selectors import document_list_sorted, document_sort, duplicate_groups
 from kb.services import document_soft_delete
 from kb.uploads import (
     TooManyFiles,
@@ -90,6 +91,7 @@ def _context(request: HttpRequest, project: Project, **extra: Any) -> dict[str, 
         ),
         "sort": sort,
         "sort_headers": sort_headers(sort),
+        "duplicate_groups": duplicate_groups(user=request.user, project_key=project.key),
         "jobs": ingest_job_list(user=request.user, project=project),
         **extra,
     }

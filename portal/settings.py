@@ -366,6 +366,17 @@ KB: dict[str, Any] = {
     "UPLOAD_MAX_FILE_BYTES": env_int("KB_UPLOAD_MAX_FILE_BYTES", 25 * 1024 * 1024),
     "UPLOAD_MAX_FILES": env_int("KB_UPLOAD_MAX_FILES", 100),
     "INGEST_JOB_MAX_ATTEMPTS": env_int("KB_INGEST_JOB_MAX_ATTEMPTS", 3),
+    # OCR of PDF pages without a text layer (kb.ingestion.ocr): the Tesseract command (a name
+    # on PATH or a path; when it is missing, such PDFs are refused as before), its languages
+    # ("eng+deu": each needs its tesseract-ocr-<lang> package) and the scanned pages read per
+    # file at most (more is refused at upload; a page takes a few seconds of one core)
+    "OCR_TESSERACT_CMD": env_str("KB_OCR_TESSERACT_CMD", "tesseract"),
+    "OCR_LANGUAGES": env_str("KB_OCR_LANGUAGES", "eng"),
+    "OCR_MAX_PAGES": env_int("KB_OCR_MAX_PAGES", 50),
+    # Near-duplicate documents (kb.duplicates): the estimated Jaccard similarity of their word
+    # 3-shingles from which two documents of a project are one group (one of them is cited
+    # per answer); from 0.6 up every such pair is found (the LSH bands' S-curve)
+    "DUPLICATE_THRESHOLD": env_float("KB_DUPLICATE_THRESHOLD", 0.8),
     # how often a worker looks for jobs whose worker died (and requeues them)
     "WORKER_REAP_SECONDS": env_float("KB_WORKER_REAP_SECONDS", 10.0),
     "WORKER_POLL_SECONDS": env_float("KB_WORKER_POLL_SECONDS", 1.0),

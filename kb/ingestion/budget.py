@@ -27,6 +27,10 @@ class Deadline:
         self.seconds = seconds
         self.ends = time.monotonic() + seconds
 
+    def extend(self, seconds: float) -> None:
+        """Leave `seconds` out of the budget (work bounded by a limit of its own)."""
+        self.ends += seconds
+
     def check(self) -> None:
         if time.monotonic() > self.ends:
             raise IngestRejected(

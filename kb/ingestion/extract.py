@@ -40,6 +40,8 @@ class Extracted:
     title: str = ""  # from the file's own metadata (PDF, Word), as written
     first_heading: str = ""  # PDF, Word: the first heading (Markdown and HTML: see prepare)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # time spent in OCR: bounded by KB_OCR_MAX_PAGES, not by the preparation's time budget
+    ocr_seconds: float = 0.0
 
 
 def detect_source_type(source_path: str) -> str | None:
@@ -163,7 +165,11 @@ def _extract_document(kind: str, content: bytes | str) -> Extracted:
                 warnings=pdf.warnings,
                 title=pdf.title,
                 first_heading=pdf.first_heading,
-                metadata={"pages": pdf.pages},
+                metadata={
+                    "pages": pdf.pages,
+                    **({"ocr_pages": pdf.ocr_pages} if pdf.ocr_pages else {}),
+                },
+                ocr_seconds=pdf.ocr_seconds,
             )
         word = docx_to_text(content)
     except ExtractionProblem as exc:

@@ -3,7 +3,8 @@
 pdfplumber (MIT) reads the layout, so two-column pages are read column by column and ruled
 tables come out as tables; pypdfium2 (Apache-2.0/BSD) does the fast upload-time checks.
 Page headings make the page number part of every chunk's heading path, so a citation and the
-preview can say "Page 12".
+preview can say "Page 12". Pages without a text layer (scans) are read by OCR when Tesseract
+is installed (kb.ingestion.ocr), under the same page headings.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from kb.ingestion.formats import ExtractionProblem, escape_markup, markdown_table
 from kb.ingestion.inflation import pdf_inflation_check
+from kb.ingestion.ocr import OcrFailed, ocr_max_pages, ocr_pages, ocr_unavailable_reason
 
 PAGE_HEADING = "## Page {number}"
 # words crossing the page's vertical centre line, as a share of all words, below which a
@@ -29,7 +31,7 @@ MAX_HEADING_LINES = 3  # a title wraps over two or three lines; more is a displa
 
 
 class PdfProblem(ExtractionProblem):
-    """The PDF cannot be ingested; `code` is encrypted, no_text or unreadable."""
+    """The PDF cannot be ingested; `code` is encrypted, no_text, ocr_limit or unreadable."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,11 +40,27 @@ class PdfText:
     title: str  # the metadata /Title as written (kb.ingestion.titles decides if it is usable)
     first_heading: str  # the first page's largest line(s), when larger than its body text
     pages: int
+    ocr_pages: list[int] = field(default_factory=list)  # pages read by OCR
+    ocr_seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
 
 
 def pdf_check(data: bytes) -> int:
-    """Page count of a readable PDF with text; PdfProblem (message for the user) otherwise."""
+    """Page count of a readable PDF with text, or whose text-less pages OCR will read;
+    PdfProblem (message for the user) otherwise."""
+    return _pdf_pages(data).pages
+
+
+@dataclass(frozen=True, kw_only=True)
+class _PdfPages:
+    pages: int
+    textless: list[int]  # pages (1-based) without a text layer
+    ocr: bool  # the text-less pages are read by OCR
+
+
+def _pdf_pages(data: bytes) -> _PdfPages:
+    """The page count and the pages without a text layer, checked against what OCR can do: a
+    PDF without any text needs Tesseract, and OCR reads at most KB_OCR_MAX_PAGES pages."""
     import pypdfium2 as pdfium
 
     # before pdfium (here) or pdfminer (pdf_to_text) inflates a stream whole
@@ -60,22 +78,38 @@ def pdf_check(data: bytes) -> int:
         pages = len(document)
         if pages == 0:
             raise PdfProblem("the PDF has no pages")
-        for index in range(pages):
-            page = document[index]
-            textpage = page.get_textpage()
-            try:
-                if textpage.get_text_range().strip():
-                    return pages
-            finally:
-                textpage.close()
-                page.close()
-        raise PdfProblem(
-            "the PDF has no text layer (a scan or images only); run OCR on it first, "
-            "Groundwork does not read images",
-            code="no_text",
-        )
+        textless = [number for number in range(1, pages + 1) if not _has_text(document, number)]
     finally:
         document.close()
+    if not textless:
+        return _PdfPages(pages=pages, textless=[], ocr=False)
+    unavailable = ocr_unavailable_reason()
+    if unavailable is not None:
+        if len(textless) < pages:  # the pages with text are read; the others are warned of
+            return _PdfPages(pages=pages, textless=textless, ocr=False)
+        raise PdfProblem(
+            f"the PDF has no text layer (a scan or images only) and OCR is unavailable here "
+            f"({unavailable}); run OCR on it first",
+            code="no_text",
+        )
+    limit = ocr_max_pages()
+    if len(textless) > limit:
+        raise PdfProblem(
+            f"the PDF has {len(textless)} scanned pages (no text layer); OCR reads at most "
+            f"{limit} per file (KB_OCR_MAX_PAGES); split it into smaller files",
+            code="ocr_limit",
+        )
+    return _PdfPages(pages=pages, textless=textless, ocr=True)
+
+
+def _has_text(document: Any, number: int) -> bool:
+    page = document[number - 1]
+    textpage = page.get_textpage()
+    try:
+        return bool(textpage.get_text_range().strip())
+    finally:
+        textpage.close()
+        page.close()
 
 
 def pdf_to_text(data: bytes) -> PdfText:
@@ -83,7 +117,15 @@ def pdf_to_text(data: bytes) -> PdfText:
     import pdfplumber
     from pdfminer.pdfdocument import PDFPasswordIncorrect
 
-    pages_count = pdf_check(data)
+    checked = _pdf_pages(data)
+    scanned: dict[int, str] = {}
+    ocr_seconds = 0.0
+    if checked.ocr:
+        try:
+            read = ocr_pages(data, checked.textless)
+        except OcrFailed as exc:
+            raise PdfProblem(str(exc)) from exc
+        scanned, ocr_seconds = read.pages, read.seconds
     parts: list[str] = []
     warnings: list[str] = []
     first_heading = ""
@@ -91,24 +133,37 @@ def pdf_to_text(data: bytes) -> PdfText:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             title = _metadata_title(pdf.metadata)
             for number, page in enumerate(pdf.pages, start=1):
-                if number == 1:
-                    first_heading = _first_heading(page)
-                body = _page_text(page)
+                if number in scanned:
+                    body = scanned[number]
+                else:
+                    if number == 1:
+                        first_heading = _first_heading(page)
+                    body = _page_text(page)
                 if not body.strip():
                     warnings.append(f"page {number} has no text")
                 parts.append(PAGE_HEADING.format(number=number) + "\n\n" + body.strip() + "\n")
                 page.flush_cache()  # keep memory per page, not per document
+        if scanned:
+            warnings.append(
+                f"read by OCR (no text layer): page{'s' if len(scanned) > 1 else ''} "
+                f"{', '.join(str(number) for number in sorted(scanned))}; check the text"
+            )
     except PDFPasswordIncorrect as exc:  # pragma: no cover - pdf_check refuses these first
         raise PdfProblem("the PDF is encrypted (password protected)", code="encrypted") from exc
     except PdfProblem:
         raise
     except Exception as exc:  # noqa: BLE001 - any parser failure is a bad file, not a crash
         raise PdfProblem(f"could not read the PDF ({type(exc).__name__}: {exc})") from exc
+    if scanned and len(scanned) == checked.pages and not any(scanned.values()):
+        # images without any text in them (photos, blank scans): nothing to ingest
+        raise PdfProblem("the PDF has no text layer and OCR found no text in it", code="no_text")
     return PdfText(
         text="\n".join(parts),
         title=title,
         first_heading=first_heading,
-        pages=pages_count,
+        pages=checked.pages,
+        ocr_pages=sorted(scanned),
+        ocr_seconds=ocr_seconds,
         warnings=warnings,
     )
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
+from kb.duplicates import bands, document_signature
 from kb.ingestion.budget import Deadline, IngestBudget, IngestRejected
 from kb.ingestion.chunk import ChunkDraft, chunk_text, heading
 from kb.ingestion.extract import Extracted, extract, html_title
@@ -63,6 +64,9 @@ class PreparedDocument:
     metadata: dict[str, Any]
     edges: list[tuple[str, str]]
     chunks: list[ChunkDraft]
+    # near-duplicate detection (kb.duplicates): the MinHash of the text and its LSH bands
+    minhash: list[int] = field(default_factory=list)
+    minhash_bands: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -134,6 +138,7 @@ def prepare_document(
     budget = budget or IngestBudget()
     deadline = Deadline(budget.max_seconds)
     as_read: Extracted = extract(source_path=source_path, content=content, source_type=source_type)
+    deadline.extend(as_read.ocr_seconds)
     # cleaned before chunking, so the chunks still tile the stored text exactly
     extracted = text_for_postgres(as_read)
     warnings = list(extracted.warnings)
@@ -211,6 +216,8 @@ def prepare_document(
         metadata=metadata,
         edges=front.edges,
         chunks=chunks,
+        minhash=(minhash := document_signature(chunk.text for chunk in chunks)),
+        minhash_bands=bands(minhash),
         warnings=warnings,
     )
     # frontmatter values (YAML escapes) and a caller's title are cleaned here too

@@ -90,3 +90,22 @@ def test_a_rejected_approach_found_by_the_primary_search_goes_to_the_warning_blo
     assert "Memcached lacks persistence." in rejected_part
     context_part = prompt.user.split(CONTEXT_HEADER, 1)[1]
     assert "Memcached lacks persistence." not in context_part
+
+
+def test_one_source_per_duplicate_group_the_stand_in_kept_and_the_rest_renumbered():
+    from chat.prompt import cite_one_per_duplicate_group, number_sources
+
+    sources = number_sources(
+        result(
+            [
+                hit(1, "Old copy: backups are kept 400 days.", document_id=10),
+                hit(2, "New copy: backups are kept 400 days.", document_id=20),
+                hit(3, "Unrelated: the pager rotates on Monday.", document_id=30),
+                hit(4, "Old copy, second chunk.", document_id=10),
+            ]
+        )
+    )
+    kept = cite_one_per_duplicate_group(sources, {10: 20, 20: 20})
+    assert [(s.n, s.hit.chunk_id) for s in kept] == [(1, 2), (2, 3)]
+    # no group: nothing dropped, numbers unchanged
+    assert cite_one_per_duplicate_group(sources, {}) == sources

@@ -53,7 +53,9 @@ def test_a_ruled_table_stays_one_table():
         ("scanned.pdf", "no_text", "no text layer"),
     ],
 )
-def test_encrypted_and_scanned_pdfs_are_refused_with_the_reason(name, code, message):
+def test_encrypted_and_scanned_pdfs_are_refused_with_the_reason(name, code, message, settings):
+    # without Tesseract (an unfindable command): a scan is refused as it always was
+    settings.KB = {**settings.KB, "OCR_TESSERACT_CMD": "/nonexistent/bin/tesseract"}
     data = (SAMPLES / name).read_bytes()
     with pytest.raises(PdfProblem, match=message) as caught:
         pdf_check(data)

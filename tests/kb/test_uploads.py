@@ -120,8 +120,10 @@ def test_a_job_runs_in_its_own_tenant(alpha, beta, editor):
     ],
 )
 def test_refused_files_get_a_clear_4xx_and_nothing_is_queued(
-    alpha, editor, name, content, code, status
+    alpha, editor, name, content, code, status, settings
 ):
+    # a scan without Tesseract (an unfindable command); with it: tests/kb/test_ocr.py
+    settings.KB = {**settings.KB, "OCR_TESSERACT_CMD": "/nonexistent/bin/tesseract"}
     file = sample(name) if content is None else SimpleUploadedFile(name, content)
     response = upload(api(alpha, editor), "ops", file, SimpleUploadedFile("fine.md", NOTE))
     assert response.status_code == status, response.content

@@ -374,6 +374,7 @@ def test_the_document_page_lists_versions_for_editors_only(alpha, project, peopl
 
 def test_restore_goes_through_the_ingest_path_and_is_audited(alpha, project, people):
     document = ingest(project).document
+    first_signature = Document.objects.get(pk=document.pk).minhash
     ingest(project, DOC_V2)
     services.record_set_status(
         document=document, status="deprecated", by=by(people["editor"], "streams now")
@@ -403,6 +404,7 @@ def test_restore_goes_through_the_ingest_path_and_is_audited(alpha, project, peo
     assert not chunks.filter(text__contains="Kafka topics").exists()
     assert not chunks.filter(embedding__isnull=True).exists()  # embedded again
     assert restored.chunk_ids == sorted(chunks.values_list("pk", flat=True))
+    assert document.minhash == first_signature  # its near-duplicate signature restored too
     hits = search(user=people["editor"], query="RabbitMQ quorum queues billing").primary
     assert hits and hits[0].document_id == document.pk  # searchable at once
     audit = RecordChange.objects.filter(document=document).order_by("-at", "-id")

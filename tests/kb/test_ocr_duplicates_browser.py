@@ -1,0 +1,104 @@
+"""Headless Chromium (issue 30 parts 3-4): an editor uploads a scanned policy (a PDF with no
+text layer) and the wiki's Markdown copy of it on the Documents page, watches both reach
+"done" (a real worker thread: the scan is read by OCR), and sees the two listed as
+near-duplicates, the newest marked as the one answers cite; desktop and phone, axe-core
+clean. Screenshots go to SCREENSHOTS_DIR (e.g. docs/screenshots) when it is set."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from portal.access.models import Project
+from tests.chat.conftest import project_remove
+from tests.conftest import make_user
+from tests.kb.scans import paragraphs, scanned_pdf
+from tests.kb.test_ocr import require_tesseract
+from tests.live import (
+    PHONE,
+    QueueWorker,
+    axe_blocking,
+    live_server,
+    require_chromium,
+    shoot,
+    signed_in_page,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+
+PROJECT_KEY = "ocr-duplicates"
+EDITOR = ("ocr-dup-editor", "ocr-dup-pw-123")
+LINES = (
+    "Backup retention policy",
+    "The Kestrel vault keeps every nightly backup for four hundred days, and the Osprey vault "
+    "keeps ninety days.",
+    "Encryption keys rotate every forty five days; the on-call engineer approves each "
+    "rotation before nine in the morning.",
+    "Restores are tested every quarter on a random two percent of the snapshots, compared "
+    "byte for byte with their checksums.",
+)
+WIKI_COPY = "# Backup retention policy\n\n" + "\n\n".join(LINES[1:]) + "\n"
+
+
+@pytest.fixture(scope="module")
+def server(tenants, django_db_blocker) -> Iterator[str]:
+    require_chromium()
+    require_tesseract()
+    from django.contrib.auth import get_user_model
+
+    from kb.models import IngestJob
+
+    info = tenants["alpha"]
+    with django_db_blocker.unblock():
+        with info.scope():
+            Project.objects.get_or_create(key=PROJECT_KEY, defaults={"name": "Policies"})
+        make_user(info, EDITOR[0], password=EDITOR[1], projects={PROJECT_KEY: "editor"})
+        worker = QueueWorker(name="ocr-dup-worker", idle=0.3)
+        with live_server() as port:
+            worker.start()
+            try:
+                yield f"http://{info.host}:{port}"
+            finally:
+                worker.stop.set()
+                worker.join(60)
+        with info.scope():
+            IngestJob.objects.filter(project__key=PROJECT_KEY).delete()
+            get_user_model().objects.filter(username=EDITOR[0]).delete()
+            project_remove(PROJECT_KEY)
+        assert worker.errors == []
+
+
+def _no_sideways_scroll(page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width
+
+
+def test_a_scan_and_its_wiki_copy_are_read_and_shown_as_near_duplicates(browser, server, tmp_path):
+    page = signed_in_page(browser, server, EDITOR, f"/documents/{PROJECT_KEY}/", timeout=120_000)
+    scan = tmp_path / "backup-policy-scan.pdf"
+    scan.write_bytes(scanned_pdf([paragraphs(*LINES)]))
+    page.set_input_files("#upload-files", [str(scan)])
+    page.locator("#job-list tr.job[data-state=done]", has_text=scan.name).wait_for()
+    copy = tmp_path / "backup-retention-wiki.md"
+    copy.write_text(WIKI_COPY, encoding="utf-8")
+    page.set_input_files("#upload-files", [str(copy)])
+    page.locator("#job-list tr.job[data-state=done]", has_text=copy.name).wait_for()
+
+    groups = page.locator(".duplicate-groups")
+    groups.wait_for()  # the list refreshed without a reload
+    assert "Near-duplicates (1 group)" in page.locator("#document-list").inner_text()
+    members = groups.locator("li[data-document-id]")
+    assert members.count() == 2
+    cited = groups.locator("li[data-stands-in]")
+    assert copy.name in cited.inner_text() and "cited" in cited.inner_text()  # the newest
+    other = members.filter(has_text=scan.name)
+    assert "% similar" in other.inner_text()
+    assert axe_blocking(page) == []
+    shoot(page, "documents-near-duplicates")
+
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(200)
+    _no_sideways_scroll(page)
+    assert groups.is_visible() and axe_blocking(page) == []
+    assert page.errors == []
