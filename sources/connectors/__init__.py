@@ -1,0 +1,8 @@
+"""The kinds of source: one module each (see `base.py` for the interface)."""
+
+from __future__ import annotations
+
+from sources.connectors import folder, git
+from sources.connectors.base import ConnectorKind
+
+KINDS: dict[str, ConnectorKind] = {kind.name: kind for kind in (git.KIND, folder.KIND)}
