@@ -32,10 +32,12 @@ urlpatterns = [
     path("api/", include("kb.urls")),
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
+    path("api/", include("sources.urls_api")),
     path("chat/", include("chat.urls")),
     path("", include("kb.urls_pages")),
     path("mcp/", include("integrations.urls")),
     path("", include("privacy.urls")),
+    path("", include("sources.urls")),
 ]
 
 # With DEBUG off: JSON under /api/ and /mcp/, the branded page elsewhere (portal.views).

@@ -286,12 +286,13 @@ def test_one_sync_per_source_at_a_time(project, repo, alpha):
         params = {
             k: v for k, v in dsn.items() if k in ("host", "port", "user", "password", "dbname")
         }
+        key = [f"sources:{alpha.schema}", source.pk]
         with psycopg.connect(**params, autocommit=True) as other:
-            other.execute(
-                "SELECT pg_advisory_lock(hashtext(%s), %s)", [f"sources:{alpha.schema}", source.pk]
-            )
+            other.execute("SELECT pg_advisory_lock(hashtext(%s), %s)", key)
             held.set()
             release.wait(30)
+            # unlocked before the session ends: its end reaches the server a moment later
+            other.execute("SELECT pg_advisory_unlock(hashtext(%s), %s)", key)
 
     thread = threading.Thread(target=other_worker)
     thread.start()
