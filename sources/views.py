@@ -96,7 +96,7 @@ def _inputs(
         inputs.append(
             SettingInput(
                 name=name,
-                label=name.replace("_", " ").capitalize(),
+                label=str(field.label or name.replace("_", " ").capitalize()),
                 help=str(field.help_text or ""),
                 widget="password"
                 if secret

@@ -33,7 +33,9 @@ Listing = dict[str, list[Any]]  # path -> [mtime_ns, size, sha256]
 
 
 class FolderSettings(serializers.Serializer):
-    path = serializers.CharField(max_length=500, help_text="An absolute folder path on the server.")
+    path = serializers.CharField(
+        max_length=500, label="Folder", help_text="An absolute folder path on the server."
+    )
     paths = GlobsField()
 
     def validate_path(self, value: str) -> str:

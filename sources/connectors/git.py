@@ -45,6 +45,7 @@ INSECURE_PROTOCOLS = ["-c", "protocol.http.allow=always"]
 class GitSettings(serializers.Serializer):
     url = serializers.CharField(
         max_length=500,
+        label="URL or path",
         help_text="https:// URL of the repository, or an absolute path on the server.",
     )
     branch = serializers.CharField(max_length=200, default="main", required=False)
