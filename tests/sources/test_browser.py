@@ -12,8 +12,15 @@ import pytest
 from portal.access.models import Project
 from tests.chat.conftest import project_remove
 from tests.conftest import make_user
-from tests.live import PHONE, QueueWorker, axe_blocking, live_server, require_chromium, shoot
-from tests.live import signed_in_page
+from tests.live import (
+    PHONE,
+    QueueWorker,
+    axe_blocking,
+    live_server,
+    require_chromium,
+    shoot,
+    signed_in_page,
+)
 from tests.sources.conftest import Repo
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
