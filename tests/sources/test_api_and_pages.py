@@ -280,3 +280,31 @@ def test_page_is_404_for_readers_and_other_projects_sources(
     assert Source.objects.filter(pk=other.pk).exists()
     stranger = beta.client()
     assert stranger.get("/sources/handbook/").status_code in (302, 404)
+
+
+def test_a_synced_document_links_to_its_file_at_the_commit(alpha, editor_client):
+    from kb.services import IngestItem, documents_ingest_many
+
+    url = "https://git.example.com/acme/handbook/blob/0123456789abcdef/docs/a.md"
+    [outcome] = documents_ingest_many(
+        project=project_ensure(key="handbook"),
+        items=[
+            IngestItem(
+                source_path="git-1/docs/a.md",
+                content="# A\n\nThe first page.\n",
+                metadata={"source": {"kind": "git", "url": url, "revision": "0123456789abcdef"}},
+            )
+        ],
+    )
+    assert outcome.document.metadata["source"]["url"] == url
+    for path in (
+        f"/chat/documents/{outcome.document.pk}/",
+        f"/chat/preview/{outcome.document.pk}/",
+    ):
+        html = editor_client.get(path).content.decode()
+        assert f'href="{url}"' in html and "at 0123456" in html, path
+    # a link that is not a web address is never shown
+    outcome.document.metadata["source"]["url"] = "javascript:alert(1)"
+    outcome.document.save(update_fields=["metadata"])
+    html = editor_client.get(f"/chat/documents/{outcome.document.pk}/").content.decode()
+    assert "javascript:" not in html and "preview-source" not in html
