@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -129,19 +129,19 @@ def source_update(
 
 
 def source_run_now(*, source: Source) -> Source:
-    """Queue a sync of the source now (also when paused)."""
+    """Queue a sync of the source now (also when paused). While one runs, the queued one
+    finds it busy and does nothing: the running sync reads the source as of its start."""
     with transaction.atomic():
         _enqueue(source, manual=True)
-        if source.state != SyncState.RUNNING:
-            source.state = SyncState.QUEUED
-            Source.objects.filter(pk=source.pk).exclude(state=SyncState.RUNNING).update(
-                state=SyncState.QUEUED
-            )
+        Source.objects.filter(pk=source.pk).exclude(state=SyncState.RUNNING).update(
+            state=SyncState.QUEUED
+        )
+    source.refresh_from_db(fields=["state"])
     return source
 
 
 @transaction.atomic
-def source_delete(*, source: Source, actor: Any = None) -> int:
+def source_delete(*, source: Source) -> int:
     """Delete the source; its documents are soft-deleted (audited as a sync): nothing keeps
     them current any more. Returns how many."""
     origin = AuditContext(
@@ -156,7 +156,7 @@ def source_delete(*, source: Source, actor: Any = None) -> int:
     return count
 
 
-def sources_enqueue_due(*, now: Any = None) -> int:
+def sources_enqueue_due(*, now: datetime | None = None) -> int:
     """Queue a sync of every source of the current tenant whose next run has come; their
     next run moves one interval on, so a later check does not queue them twice."""
     now = now or timezone.now()
@@ -168,10 +168,8 @@ def sources_enqueue_due(*, now: Any = None) -> int:
             .filter(Q(next_run_at__isnull=True) | Q(next_run_at__lte=now))
         )
         for source in due:
-            Source.objects.filter(pk=source.pk).update(
-                next_run_at=now + source.interval,
-                state=SyncState.QUEUED if source.state != SyncState.RUNNING else source.state,
-            )
+            # its state says "running" once the job starts ("queued" is for Run now)
+            Source.objects.filter(pk=source.pk).update(next_run_at=now + source.interval)
             _enqueue(source, manual=False)
             queued += 1
     return queued

@@ -120,10 +120,7 @@ def _sync(*, source_id: int, manual: bool, connector: Connector | None) -> SyncR
     if source is None:
         return SyncReport(source_id=source_id, state="missing")
     if source.paused and not manual:
-        Source.objects.filter(pk=source.pk, state=SyncState.QUEUED).update(
-            state=SyncState.NEVER if source.last_run_at is None else SyncState.OK
-        )
-        return SyncReport(source_id=source_id, state="paused")
+        return SyncReport(source_id=source_id, state="paused")  # paused after it was queued
     Source.objects.filter(pk=source.pk).update(
         state=SyncState.RUNNING, last_started_at=timezone.now()
     )
