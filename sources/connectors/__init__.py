@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sources.connectors import folder, git
+from sources.connectors import folder, git, s3
 from sources.connectors.base import ConnectorKind
 
-KINDS: dict[str, ConnectorKind] = {kind.name: kind for kind in (git.KIND, folder.KIND)}
+KINDS: dict[str, ConnectorKind] = {kind.name: kind for kind in (git.KIND, folder.KIND, s3.KIND)}

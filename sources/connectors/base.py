@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from rest_framework import serializers
@@ -147,3 +148,45 @@ def local_path_allowed(raw: str) -> Path:
             + ", ".join(str(root) for root in roots)
         )
     return resolved
+
+
+def listing_changes(old: dict[str, str], new: dict[str, str]) -> list[Change]:
+    """The changes between two listings {path: content fingerprint} (a hash, an ETag): new
+    paths are added, or renamed when their fingerprint left a vanished path; paths whose
+    fingerprint differs are changed; vanished paths are deleted."""
+    removed = {path: old[path] for path in old if path not in new}
+    vanished_by_print: dict[str, list[str]] = {}
+    for path, fingerprint in removed.items():
+        vanished_by_print.setdefault(fingerprint, []).append(path)
+    changes: list[Change] = []
+    for path in new:
+        if path in old:
+            if old[path] != new[path]:
+                changes.append(Change(kind=ChangeKind.UPSERT, external_id=path, path=path))
+            continue
+        moved_from = vanished_by_print.get(new[path])
+        if moved_from:
+            previous = moved_from.pop(0)
+            del removed[previous]
+            changes.append(
+                Change(kind=ChangeKind.RENAME, external_id=path, path=path, previous_id=previous)
+            )
+        else:
+            changes.append(Change(kind=ChangeKind.UPSERT, external_id=path, path=path))
+    changes.extend(Change(kind=ChangeKind.DELETE, external_id=path, path=path) for path in removed)
+    return changes
+
+
+def web_url_check(value: str, *, what: str) -> str:
+    """An https:// URL without credentials (http:// too when DEBUG or testing): the one
+    check of the web addresses a source reads."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise serializers.ValidationError(f"Give an https:// URL of the {what}.")
+    if parts.username or parts.password:
+        raise serializers.ValidationError(
+            "Put no credentials in the URL; give them in their own fields."
+        )
+    if parts.scheme == "http" and not settings.DEBUG and not settings.TESTING:
+        raise serializers.ValidationError("Use https:// (credentials would travel in clear).")
+    return value

@@ -18,13 +18,13 @@ from rest_framework import serializers
 
 from sources.connectors.base import (
     Change,
-    ChangeKind,
     ChangeSet,
     ConnectorError,
     ConnectorKind,
     Fetched,
     FetchError,
     GlobsField,
+    listing_changes,
     local_path_allowed,
     wanted,
 )
@@ -81,31 +81,9 @@ class FolderConnector:
     def changes(self, cursor: str) -> ChangeSet:
         old: Listing = json.loads(cursor)["files"] if cursor else {}
         new = self._listing(old)
-        added = [path for path in new if path not in old]
-        removed = {path: old[path][2] for path in old if path not in new}
-        by_hash: dict[str, list[str]] = {}
-        for path, digest in removed.items():
-            by_hash.setdefault(digest, []).append(path)
-        changes: list[Change] = []
-        for path in added:
-            moved_from = by_hash.get(new[path][2])
-            if moved_from:
-                previous = moved_from.pop(0)
-                del removed[previous]
-                changes.append(
-                    Change(
-                        kind=ChangeKind.RENAME, external_id=path, path=path, previous_id=previous
-                    )
-                )
-            else:
-                changes.append(Change(kind=ChangeKind.UPSERT, external_id=path, path=path))
-        changes.extend(
-            Change(kind=ChangeKind.UPSERT, external_id=path, path=path)
-            for path in new
-            if path in old and old[path][2] != new[path][2]
-        )
-        changes.extend(
-            Change(kind=ChangeKind.DELETE, external_id=path, path=path) for path in removed
+        changes = listing_changes(
+            {path: entry[2] for path, entry in old.items()},
+            {path: entry[2] for path, entry in new.items()},
         )
         return ChangeSet(
             changes=changes, cursor=json.dumps({"files": new}, sort_keys=True), full=not cursor

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from django.conf import settings
 from rest_framework import serializers
@@ -31,6 +31,7 @@ from sources.connectors.base import (
     GlobsField,
     local_path_allowed,
     wanted,
+    web_url_check,
 )
 
 GIT = shutil.which("git") or "git"
@@ -60,16 +61,7 @@ class GitSettings(serializers.Serializer):
     def validate_url(self, value: str) -> str:
         value = value.strip()
         if value.startswith(("https://", "http://")):
-            parts = urlsplit(value)
-            if parts.username or parts.password:
-                raise serializers.ValidationError(
-                    "Put no credentials in the URL; give the token in its own field."
-                )
-            if not parts.hostname:
-                raise serializers.ValidationError("The URL names no host.")
-            if parts.scheme == "http" and not settings.DEBUG and not settings.TESTING:
-                raise serializers.ValidationError("Use https:// (the token would travel in clear).")
-            return value
+            return web_url_check(value, what="repository")
         if "://" in value or value.startswith("-") or "::" in value:
             raise serializers.ValidationError("Give an https:// URL or an absolute local path.")
         return str(local_path_allowed(value))
