@@ -37,6 +37,7 @@ from kb.services import (
     documents_ingest_many,
 )
 from portal.secrets import SecretUnreadable, decrypt
+from portal.tenants.selectors import current_schema
 from sources.connectors import KINDS
 from sources.connectors.base import (
     Change,
@@ -79,11 +80,11 @@ class _Run:
     changeset: ChangeSet
     origin: AuditContext
     items: dict[str, SourceItem]
+    report: SyncReport
     by_path: dict[str, Change] = field(default_factory=dict)
     renamed: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     retry: bool = False  # a failure the next sync may get past: keep the cursor
-    report: SyncReport | None = None
 
 
 def connector_for(source: Source) -> Connector:
@@ -96,7 +97,7 @@ def connector_for(source: Source) -> Connector:
         config |= {name: decrypt(token) for name, token in source.secrets.items()}
     except SecretUnreadable as exc:
         raise ConnectorError(str(exc)) from exc
-    return kind.build(config, f"{connection.schema_name}-{source.pk}")  # type: ignore[attr-defined]
+    return kind.build(config, f"{current_schema()}-{source.pk}")
 
 
 def source_sync(
@@ -154,14 +155,14 @@ def _apply(source: Source, connector: Connector, changeset: ChangeSet) -> SyncRe
         report=SyncReport(source_id=source.pk, state=SyncState.OK),
     )
     report = run.report
-    assert report is not None
     upserts: list[Change] = []
     deletes: list[Change] = []
     for change in changeset.changes:
         if change.kind == ChangeKind.RENAME:
-            _move(run, change)
+            _rename(run, change)
             upserts.append(change)
         elif change.kind == ChangeKind.UPSERT:
+            _follow_path(run, change)
             upserts.append(change)
         else:
             deletes.append(change)
@@ -197,7 +198,7 @@ def _path(source: Source, change: Change) -> str:
     return f"{source.path_prefix}{change.path}"
 
 
-def _move(run: _Run, change: Change) -> None:
+def _rename(run: _Run, change: Change) -> None:
     """A renamed item keeps its document: the row moves to the new path and external id."""
     item = run.items.pop(change.previous_id or "", None)
     run.renamed.add(change.external_id)
@@ -211,6 +212,16 @@ def _move(run: _Run, change: Change) -> None:
     item.external_id = change.external_id
     item.save(update_fields=["external_id", "updated_at"])
     run.items[change.external_id] = item
+
+
+def _follow_path(run: _Run, change: Change) -> None:
+    """An item whose id is stable but whose path changed (a wiki page retitled) keeps its
+    document, moved to the new path."""
+    item = run.items.get(change.external_id)
+    path = _path(run.source, change)
+    if item is not None and item.document is not None and item.document.source_path != path:
+        document_move(document=item.document, source_path=path)
+        run.renamed.add(change.external_id)
 
 
 def _ingest_items(run: _Run, connector: Connector, changes: list[Change]) -> Iterator[IngestItem]:
@@ -232,7 +243,6 @@ def _ingest_items(run: _Run, connector: Connector, changes: list[Change]) -> Ite
 
 
 def _failed(run: _Run, path: str, error: str, *, retry: bool) -> None:
-    assert run.report is not None
     run.report.failed += 1
     run.errors.append(f"{path}: {error}" if not error.startswith(path) else error)
     run.retry = run.retry or retry
@@ -240,7 +250,6 @@ def _failed(run: _Run, path: str, error: str, *, retry: bool) -> None:
 
 def _record(run: _Run, outcome: IngestOutcome) -> None:
     """Count an ingest outcome and map the item to its document."""
-    assert run.report is not None
     change = run.by_path.get(outcome.source_path)
     if change is None:
         return
@@ -268,7 +277,6 @@ def _record(run: _Run, outcome: IngestOutcome) -> None:
 
 def _remove(run: _Run, item: SourceItem | None) -> None:
     """Deleted upstream: soft-deleted here (audited as a sync), the item forgotten."""
-    assert run.report is not None
     if item is None:
         return
     document = item.document

@@ -349,3 +349,45 @@ def test_local_paths_outside_the_allowed_roots_are_refused(project, local_roots,
     assert caught.value.errors["settings.url"] == [
         "Give an https:// URL or an absolute local path."
     ]
+
+
+class PagesConnector:
+    """A connector whose items have stable ids and paths that change (a wiki's pages)."""
+
+    def __init__(self, pages: dict[str, tuple[str, str]]) -> None:
+        self.pages = pages  # id -> (path, text)
+
+    def changes(self, cursor):
+        from sources.connectors.base import Change, ChangeKind, ChangeSet
+
+        return ChangeSet(
+            changes=[
+                Change(kind=ChangeKind.UPSERT, external_id=page_id, path=path)
+                for page_id, (path, _) in self.pages.items()
+            ],
+            cursor=str(int(cursor or 0) + 1),
+            full=True,
+        )
+
+    def fetch(self, change, cursor):
+        from sources.connectors.base import Fetched
+
+        return Fetched(content=self.pages[change.external_id][1].encode(), name=change.path)
+
+    def close(self):
+        pass
+
+
+def test_an_item_with_a_stable_id_and_a_new_path_keeps_its_document(project, local_roots):
+    (local_roots / "f").mkdir()
+    source = source_create(
+        project=project, name="wiki", kind="folder", settings={"path": str(local_roots / "f")}
+    )
+    pages = {"101": ("Onboarding.md", "# Onboarding\n\nGet a laptop.\n")}
+    assert source_sync(source_id=source.pk, connector=PagesConnector(pages)).added == 1
+    before = Document.objects.get(project=project)
+    pages["101"] = ("Onboarding guide.md", "# Onboarding guide\n\nGet a laptop.\n")
+    report = source_sync(source_id=source.pk, connector=PagesConnector(pages))
+    assert (report.added, report.changed) == (0, 1)
+    after = Document.objects.get(project=project)
+    assert after.pk == before.pk and after.source_path == f"{source.path_prefix}Onboarding guide.md"
