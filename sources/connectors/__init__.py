@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sources.connectors import folder, git, s3
+from sources.connectors import confluence, folder, git, s3
 from sources.connectors.base import ConnectorKind
 
-KINDS: dict[str, ConnectorKind] = {kind.name: kind for kind in (git.KIND, folder.KIND, s3.KIND)}
+KINDS: dict[str, ConnectorKind] = {
+    kind.name: kind for kind in (git.KIND, folder.KIND, s3.KIND, confluence.KIND)
+}
