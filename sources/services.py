@@ -16,6 +16,7 @@ from portal.secrets import encrypt
 from portal.tenants.selectors import current_schema
 from sources.connectors import KINDS
 from sources.models import Source, SyncState
+from sources.sync import cache_key
 
 UNSET: Any = object()
 
@@ -152,6 +153,10 @@ def source_delete(*, source: Source) -> int:
         assert item.document is not None
         document_soft_delete(document=item.document, origin=origin)
         count += 1
+    kind = KINDS.get(source.kind)
+    if kind is not None and kind.forget is not None:
+        forget, key = kind.forget, cache_key(source)
+        transaction.on_commit(lambda: forget(key))
     source.delete()
     return count
 

@@ -97,7 +97,12 @@ def connector_for(source: Source) -> Connector:
         config |= {name: decrypt(token) for name, token in source.secrets.items()}
     except SecretUnreadable as exc:
         raise ConnectorError(str(exc)) from exc
-    return kind.build(config, f"{current_schema()}-{source.pk}")
+    return kind.build(config, cache_key(source))
+
+
+def cache_key(source: Source) -> str:
+    """What names a source's files on disk (a Git clone): its tenant and id."""
+    return f"{current_schema()}-{source.pk}"
 
 
 def source_sync(

@@ -94,6 +94,8 @@ class ConnectorKind:
     settings_serializer: type[serializers.Serializer]
     build: Callable[[dict[str, Any], str], Connector]  # (settings with secrets, cache key)
     secret_fields: tuple[str, ...] = ()
+    # removes what the kind keeps on disk for a cache key (a clone), once its source is gone
+    forget: Callable[[str], None] | None = None
 
 
 DEFAULT_GLOBS = ["*.md", "*.markdown", "*.txt", "*.pdf", "*.docx"]

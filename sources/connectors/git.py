@@ -119,13 +119,23 @@ def _explain(stderr: str, *, url: str, branch: str) -> str:
     return f"git failed: {last[0][:300]}"
 
 
+def clone_path(cache_key: str) -> Path:
+    """Where a source's bare clone lives."""
+    return Path(settings.SOURCES_CACHE_DIR) / "git" / f"{cache_key}.git"
+
+
+def clone_forget(cache_key: str) -> None:
+    """Remove a deleted source's clone."""
+    shutil.rmtree(clone_path(cache_key), ignore_errors=True)
+
+
 class GitConnector:
     def __init__(self, config: dict[str, Any], cache_key: str) -> None:
         self.url: str = config["url"]
         self.branch: str = config.get("branch") or "main"
         self.globs: list[str] = list(config.get("paths") or [])
         self.env = _git_env(config.get("token") or "")
-        self.repo = Path(settings.SOURCES_CACHE_DIR) / "git" / f"{cache_key}.git"
+        self.repo = clone_path(cache_key)
         self._batch: subprocess.Popen[bytes] | None = None
         protocols = list(PROTOCOLS)
         if not self.url.startswith(("https://", "http://")):
@@ -287,4 +297,5 @@ KIND = ConnectorKind(
     settings_serializer=GitSettings,
     build=GitConnector,
     secret_fields=("token",),
+    forget=clone_forget,
 )

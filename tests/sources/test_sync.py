@@ -9,13 +9,14 @@ import threading
 import psycopg
 import pytest
 from django.db import connection
+from django.test import TestCase
 
 from canonical.models import RecordChange
 from kb.models import Document
 from kb.services import document_ingest
 from sources.connectors.git import GitConnector
 from sources.models import Source, SourceItem, SyncState
-from sources.services import source_create, source_update
+from sources.services import source_create, source_delete, source_update
 from sources.sync import source_sync
 
 ADR = """---
@@ -106,6 +107,19 @@ def test_git_first_sync_change_rename_delete(project, repo):
     # nothing new upstream: nothing done
     report = sync(source)
     assert (report.added, report.changed, report.removed, report.state) == (0, 0, 0, "ok")
+
+
+def test_deleting_a_git_source_removes_its_clone(project, repo, local_roots, settings):
+
+    repo.write("a.md", "# A\n\ntext\n")
+    repo.commit()
+    source = git_source(project, repo)
+    sync(source)
+    clones = list((settings.SOURCES_CACHE_DIR / "git").iterdir())
+    assert len(clones) == 1
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        source_delete(source=source)
+    assert list((settings.SOURCES_CACHE_DIR / "git").iterdir()) == []
 
 
 def test_https_source_links_each_file_at_its_commit(project, repo):
