@@ -231,6 +231,9 @@ class DocumentPreview:
     pinned: bool = False  # an older version than the current one is shown, as cited
     version_gone: int | None = None  # the cited version, no longer kept (the current shown)
     timeline: tuple[StatusStep, ...] = ()  # its status changes, oldest first
+    # where the document lives upstream (a synced source's file at the revision read), or ""
+    source_url: str = ""
+    source_revision: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -347,7 +350,19 @@ def document_preview(
         pinned=pinned is not None,
         version_gone=version_gone,
         timeline=tuple(status_timeline(document_id=document.pk)),
+        **_upstream(document),
     )
+
+
+def _upstream(document: Document) -> dict[str, str]:
+    """The link a source's sync stored with the document (sources.connectors: the file at
+    the revision it was read from); only web links."""
+    origin = document.metadata.get("source") if isinstance(document.metadata, dict) else None
+    url = str(origin.get("url") or "") if isinstance(origin, dict) else ""
+    if not url.startswith(("https://", "http://")):
+        return {}
+    assert isinstance(origin, dict)
+    return {"source_url": url, "source_revision": str(origin.get("revision") or "")[:12]}
 
 
 def document_page_extras(*, user: AnyUser, document_id: int) -> dict[str, Any]:

@@ -98,6 +98,7 @@ class ChangeSource(models.TextChoices):
     API = "api", "API"
     SERVICE = "service", "Service"
     CLI = "cli", "Command line"
+    SYNC = "sync", "Source sync"
 
 
 class EdgeType(models.TextChoices):

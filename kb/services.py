@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from django.conf import settings
@@ -30,7 +30,7 @@ from kb.ingestion.prepare import (
     content_hash,
     prepare_document,
 )
-from kb.models import Chunk, Document, DocumentVersion, Edge
+from kb.models import Chunk, Document, DocumentVersion, Edge, evidence_tier_for
 from kb.selectors import document_near_duplicates
 from kb.versions import (
     RESTORED_FIELDS,
@@ -71,6 +71,11 @@ class IngestItem:
     content: Content
     title: str | None = None
     source_type: str | None = None
+    # a synced source: the curated fields (type, status, priority) an editor set here stay
+    # unless the source's own frontmatter names them
+    keep_curated: bool = False
+    # added to the document's metadata (a connector's link to the file at its revision)
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(kw_only=True)
@@ -78,6 +83,7 @@ class _Plan:
     project: Project
     prepared: PreparedDocument
     title_override: str | None
+    keep_curated: bool = False
     vectors: list[list[float]] | None = None
     # the tenant's active embedding space the vectors are in (None: the caller's embedder)
     space: str | None = None
@@ -189,7 +195,14 @@ def _plan(
         return IngestOutcome(
             document=None, status="skipped", warnings=[f"skipped: {exc}"], source_path=path
         )
-    return _Plan(project=project, prepared=prepared, title_override=item.title)
+    if item.metadata:
+        prepared = replace(prepared, metadata={**prepared.metadata, **item.metadata})
+    return _Plan(
+        project=project,
+        prepared=prepared,
+        title_override=item.title,
+        keep_curated=item.keep_curated,
+    )
 
 
 def _rejected(path: str, exc: IngestRejected) -> IngestOutcome:
@@ -292,7 +305,7 @@ def _write(plan: _Plan, origin: AuditContext) -> IngestOutcome:
             versions_ensure([document])
         old_slug = None if created else document.slug
         before = None if created else audited_values(document)
-        _apply(document, prepared, slug)
+        _apply(document, prepared, slug, keep_curated=plan.keep_curated and not created)
         document.save()
         if before is not None:
             report_changes(document, before, origin)
@@ -337,11 +350,33 @@ PREPARED_FIELDS = [
 DOCUMENT_FIELDS = ["slug", *PREPARED_FIELDS, "deleted_at"]
 
 
-def _apply(document: Document, prepared: PreparedDocument, slug: str) -> None:
-    """Copy the prepared fields onto the row (revives a soft-deleted one)."""
+# frontmatter keys -> the curated columns they set (kept on a synced re-ingest without them)
+CURATED_BY_FRONTMATTER = {
+    "status": ("canonical_type", "canonical_status"),
+    "retrieval_priority": ("retrieval_priority",),
+}
+
+
+def _apply(
+    document: Document, prepared: PreparedDocument, slug: str, *, keep_curated: bool = False
+) -> None:
+    """Copy the prepared fields onto the row (revives a soft-deleted one); `keep_curated`
+    keeps the curated columns the source's frontmatter does not name."""
+    kept: dict[str, Any] = {}
+    if keep_curated:
+        named = prepared.metadata.get("frontmatter") or {}
+        for key, columns in CURATED_BY_FRONTMATTER.items():
+            if named.get(key) is None:
+                kept.update({column: getattr(document, column) for column in columns})
     document.slug = slug
     for name in PREPARED_FIELDS:
-        setattr(document, name, getattr(prepared, name))
+        setattr(document, name, kept.get(name, getattr(prepared, name)))
+    if kept:
+        document.evidence_tier = evidence_tier_for(
+            canonical_type=document.canonical_type,
+            canonical_status=document.canonical_status,
+            generation_source=document.generation_source,
+        )
     document.deleted_at = None
 
 
@@ -439,7 +474,12 @@ def _write_many_atomic(plans: list[_Plan], origin: AuditContext) -> list[IngestO
             document.updated_at = now
             updated.append(document)
             before[document.pk] = audited_values(document)
-        _apply(document, plan.prepared, plan.prepared.slug)
+        _apply(
+            document,
+            plan.prepared,
+            plan.prepared.slug,
+            keep_curated=plan.keep_curated and not is_new,
+        )
         order.append((plan, document, is_new))
     Document.objects.bulk_create(created)
     if updated:
@@ -728,6 +768,18 @@ def document_soft_delete(*, document: Document, origin: AuditContext = SYSTEM) -
         document.save(update_fields=["deleted_at", "updated_at"])
         report_changes(document, before, origin)
         documents_changed([document.pk])
+    return document
+
+
+@transaction.atomic
+def document_move(*, document: Document, source_path: str) -> Document:
+    """Give the document a new source path (a file renamed where it lives); the next ingest
+    of that path writes its content again (a new version), keeping the document's identity,
+    its curated fields and the answers that cite it."""
+    if document.source_path != source_path:
+        document.source_path = source_path
+        document.content_hash = ""  # the next ingest of the new path is never a no-op
+        document.save(update_fields=["source_path", "content_hash", "updated_at"])
     return document
 
 

@@ -142,6 +142,7 @@ TENANT_APPS = [
     "chat",
     "integrations",
     "privacy",
+    "sources",
 ]
 INSTALLED_APPS = list(SHARED_APPS) + [app for app in TENANT_APPS if app not in SHARED_APPS]
 
@@ -305,7 +306,16 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # seconds (0 disables). Exactly one worker enqueues each period (a shared-cache claim).
 PERIODIC_TASKS: dict[str, int] = {
     "privacy.tasks.retention_purge_all": env_int("RETENTION_PURGE_EVERY_SECONDS", 86_400),
+    # queues a sync of every source whose schedule is due (each source has its own interval)
+    "sources.tasks.sources_sync_due": env_int("SOURCES_DUE_CHECK_SECONDS", 60),
 }
+
+# --- Sources (connectors) ------------------------------------------------------------------
+# Folders on this server that editors may name as a folder source or a local Git repository
+# (comma-separated absolute paths); empty: local paths are refused.
+SOURCES_LOCAL_ROOTS = env_list("SOURCES_LOCAL_ROOTS", [])
+# Where the Git connector keeps its clones (one bare repository per source).
+SOURCES_CACHE_DIR = Path(env_str("SOURCES_CACHE_DIR", str(BASE_DIR / ".data" / "sources")))
 
 # --- Logging -----------------------------------------------------------------------------
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")

@@ -35,11 +35,13 @@ urlpatterns = [
     path("api/", include("kb.urls")),
     path("api/", include("canonical.urls")),
     path("api/", include("chat.urls_api")),
+    path("api/", include("sources.urls_api")),
     path("chat/", include("chat.urls")),
     path("", include("kb.urls_pages")),
     path("mcp/", include("integrations.urls")),
     path("scim/v2/", include("portal.identity.urls_scim")),
     path("", include("privacy.urls")),
+    path("", include("sources.urls")),
 ]
 
 # With DEBUG off: JSON under /api/ and /mcp/, the branded page elsewhere (portal.views).

@@ -28,7 +28,7 @@ from portal.tenants.models import Tenant
 from tests.conftest import make_user, token_for
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT_PACKAGES = ("portal", "kb", "canonical", "chat", "integrations", "privacy")
+PRODUCT_PACKAGES = ("portal", "kb", "canonical", "chat", "integrations", "privacy", "sources")
 
 # What lives in the public schema, and what Citus would make of it (README, "Many tenants").
 PUBLIC_TABLES = {

@@ -23,7 +23,7 @@ def test_every_setting_is_documented_in_the_readme():
 
 def test_no_other_module_reads_the_environment_for_a_setting():
     readers = []
-    for package in ("portal", "kb", "canonical", "chat", "integrations", "privacy"):
+    for package in ("portal", "kb", "canonical", "chat", "integrations", "privacy", "sources"):
         for path in (ROOT / package).rglob("*.py"):
             if path.name == "settings.py" or "migrations" in path.parts:
                 continue
