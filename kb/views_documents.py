@@ -28,16 +28,9 @@ from kb.uploads import (
     uploaded_files,
 )
 from portal.access.models import Project
+from portal.access.selectors import project_get_editable
 
 PAGE = "kb/documents.html"
-
-
-def _project_get_editable(request: HttpRequest, key: str) -> Project:
-    """The project if the user edits it; 404 for readers and strangers alike."""
-    project = Project.objects.editable_by(request.user).filter(key=key).first()
-    if project is None:
-        raise Http404
-    return project
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,14 +103,14 @@ def documents_index(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def documents_page(request: HttpRequest, project_key: str) -> HttpResponse:
-    project = _project_get_editable(request, project_key)
+    project = project_get_editable(user=request.user, key=project_key)
     return TemplateResponse(request, PAGE, _context(request, project))
 
 
 @login_required
 @require_GET
 def document_list_fragment(request: HttpRequest, project_key: str) -> HttpResponse:
-    project = _project_get_editable(request, project_key)
+    project = project_get_editable(user=request.user, key=project_key)
     return TemplateResponse(request, f"{PAGE}#document-list", _context(request, project))
 
 
@@ -125,7 +118,7 @@ def document_list_fragment(request: HttpRequest, project_key: str) -> HttpRespon
 @require_POST
 def documents_upload(request: HttpRequest, project_key: str) -> HttpResponse:
     """Queue every acceptable file; refused ones come back as failed rows with the reason."""
-    project = _project_get_editable(request, project_key)
+    project = project_get_editable(user=request.user, key=project_key)
     refused: list[dict[str, str]] = []
     files: list[UploadFile] = []
     try:
@@ -153,7 +146,7 @@ def documents_upload(request: HttpRequest, project_key: str) -> HttpResponse:
 @require_GET
 def job_row(request: HttpRequest, project_key: str, job_id: int) -> HttpResponse:
     """One job's row; polled while the job runs. A finished job refreshes the document list."""
-    project = _project_get_editable(request, project_key)
+    project = project_get_editable(user=request.user, key=project_key)
     job = ingest_job_get_visible(request.user, job_id)
     if job.project_id != project.pk:
         raise Http404
@@ -166,7 +159,7 @@ def job_row(request: HttpRequest, project_key: str, job_id: int) -> HttpResponse
 @login_required
 @require_POST
 def document_reindex(request: HttpRequest, project_key: str, document_id: int) -> HttpResponse:
-    project = _project_get_editable(request, project_key)
+    project = project_get_editable(user=request.user, key=project_key)
     document = _document_in(request, project, document_id)
     job = ingest_job_reindex(document=document, user=request.user)
     refused = []
@@ -188,7 +181,7 @@ def document_reindex(request: HttpRequest, project_key: str, document_id: int) -
 @login_required
 @require_POST
 def document_delete(request: HttpRequest, project_key: str, document_id: int) -> HttpResponse:
-    project = _project_get_editable(request, project_key)
+    project = project_get_editable(user=request.user, key=project_key)
     document_soft_delete(
         document=_document_in(request, project, document_id),
         origin=AuditContext(actor=request.user, source=ChangeSource.SERVICE),

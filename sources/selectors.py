@@ -26,14 +26,6 @@ def source_get_visible(user: AnyUser, source_id: int) -> Source:
     return source
 
 
-def project_get_editable(*, user: AnyUser, key: str) -> Project:
-    """The project if the user edits it; Http404 for readers and strangers alike."""
-    project = Project.objects.editable_by(user).filter(key=key).first()
-    if project is None:
-        raise Http404
-    return project
-
-
 def source_secrets_set(source: Source) -> list[str]:
     """The names of the secret settings that hold a value (the values are never read back)."""
     kind = KINDS.get(source.kind)

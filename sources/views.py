@@ -15,11 +15,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from rest_framework import serializers
 
 from portal.access.models import Project
+from portal.access.selectors import project_get_editable
 from sources.connectors import KINDS
 from sources.connectors.base import GlobsField
 from sources.models import MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, Source, SyncState
 from sources.selectors import (
-    project_get_editable,
     source_get_visible,
     source_list,
     source_secrets_set,

@@ -21,6 +21,14 @@ def project_get_visible(*, user: AnyUser, key: str) -> Project:
     return project
 
 
+def project_get_editable(*, user: AnyUser, key: str) -> Project:
+    """The project if the user edits it; Http404 for readers and strangers alike."""
+    project = Project.objects.editable_by(user).filter(key=key).first()
+    if project is None:
+        raise Http404
+    return project
+
+
 def user_can_edit(*, user: AnyUser, project: Project) -> bool:
     """Whether the user may curate documents of `project`."""
     return Project.objects.editable_by(user).filter(pk=project.pk).exists()
