@@ -28,7 +28,7 @@ from kb.uploads import (
     uploaded_files,
 )
 from portal.access.models import Project
-from portal.access.selectors import project_get_editable
+from portal.access.selectors import project_first_editable, project_get_editable
 
 PAGE = "kb/documents.html"
 
@@ -94,9 +94,7 @@ def _context(request: HttpRequest, project: Project, **extra: Any) -> dict[str, 
 @require_GET
 def documents_index(request: HttpRequest) -> HttpResponse:
     """The first project the user edits; 404 for users who edit none."""
-    project = Project.objects.editable_by(request.user).order_by("key").first()
-    if project is None:
-        raise Http404
+    project = project_first_editable(user=request.user)
     return HttpResponseRedirect(reverse("kb-documents-page", args=[project.key]))
 
 

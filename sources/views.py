@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from rest_framework import serializers
 
 from portal.access.models import Project
-from portal.access.selectors import project_get_editable
+from portal.access.selectors import project_first_editable, project_get_editable
 from sources.connectors import KINDS
 from sources.connectors.base import GlobsField
 from sources.models import MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, Source, SyncState
@@ -208,9 +208,7 @@ def _list_or_redirect(request: HttpRequest, project: Project, notice: str) -> Ht
 @require_GET
 def sources_index(request: HttpRequest) -> HttpResponse:
     """The first project the user edits; 404 for users who edit none."""
-    project = Project.objects.editable_by(request.user).order_by("key").first()
-    if project is None:
-        raise Http404
+    project = project_first_editable(user=request.user)
     return HttpResponseRedirect(_page_url(project))
 
 

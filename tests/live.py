@@ -222,3 +222,41 @@ class QueueWorker(threading.Thread):
             self.errors.append(exc)
         finally:
             connection.close()
+
+
+@contextmanager
+def editor_server(
+    info: Any, *, project_key: str, project_name: str, editor: tuple[str, str], worker_name: str
+) -> Iterator[str]:
+    """A live server over tenant `info` with a queue worker thread, a project and an editor of
+    it: the base URL. Afterwards the project (documents, jobs), the editor and the chat logs
+    and content gaps written meanwhile are removed, and the worker must have met no error.
+    Call inside `django_db_blocker.unblock()`."""
+    from django.contrib.auth import get_user_model
+
+    from chat.models import ChatLog, ContentGap
+    from kb.models import IngestJob
+    from portal.access.models import Project
+    from tests.chat.conftest import project_remove
+    from tests.conftest import make_user
+
+    with info.scope():
+        Project.objects.get_or_create(key=project_key, defaults={"name": project_name})
+        last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    make_user(info, editor[0], password=editor[1], projects={project_key: "editor"})
+    worker = QueueWorker(name=worker_name, idle=0.3)
+    with live_server() as port:
+        worker.start()
+        try:
+            yield f"http://{info.host}:{port}"
+        finally:
+            worker.stop.set()
+            worker.join(60)
+    with info.scope():
+        ChatLog.objects.filter(pk__gt=last_log).delete()
+        ContentGap.objects.filter(pk__gt=last_gap).delete()
+        IngestJob.objects.filter(project__key=project_key).delete()
+        get_user_model().objects.filter(username=editor[0]).delete()
+        project_remove(project_key)
+    assert worker.errors == []

@@ -29,6 +29,15 @@ def project_get_editable(*, user: AnyUser, key: str) -> Project:
     return project
 
 
+def project_first_editable(*, user: AnyUser) -> Project:
+    """The first project (by key) the user edits: where an editor's page opens; Http404 for
+    users who edit none."""
+    project = Project.objects.editable_by(user).order_by("key").first()
+    if project is None:
+        raise Http404
+    return project
+
+
 def user_can_edit(*, user: AnyUser, project: Project) -> bool:
     """Whether the user may curate documents of `project`."""
     return Project.objects.editable_by(user).filter(pk=project.pk).exists()

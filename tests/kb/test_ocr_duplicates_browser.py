@@ -10,16 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from portal.access.models import Project
-from tests.chat.conftest import project_remove
-from tests.conftest import make_user
 from tests.kb.scans import paragraphs, scanned_pdf
 from tests.kb.test_ocr import require_tesseract
 from tests.live import (
     PHONE,
-    QueueWorker,
     axe_blocking,
-    live_server,
+    editor_server,
     require_chromium,
     shoot,
     signed_in_page,
@@ -45,28 +41,15 @@ WIKI_COPY = "# Backup retention policy\n\n" + "\n\n".join(LINES[1:]) + "\n"
 def server(tenants, django_db_blocker) -> Iterator[str]:
     require_chromium()
     require_tesseract()
-    from django.contrib.auth import get_user_model
-
-    from kb.models import IngestJob
-
-    info = tenants["alpha"]
     with django_db_blocker.unblock():
-        with info.scope():
-            Project.objects.get_or_create(key=PROJECT_KEY, defaults={"name": "Policies"})
-        make_user(info, EDITOR[0], password=EDITOR[1], projects={PROJECT_KEY: "editor"})
-        worker = QueueWorker(name="ocr-dup-worker", idle=0.3)
-        with live_server() as port:
-            worker.start()
-            try:
-                yield f"http://{info.host}:{port}"
-            finally:
-                worker.stop.set()
-                worker.join(60)
-        with info.scope():
-            IngestJob.objects.filter(project__key=PROJECT_KEY).delete()
-            get_user_model().objects.filter(username=EDITOR[0]).delete()
-            project_remove(PROJECT_KEY)
-        assert worker.errors == []
+        with editor_server(
+            tenants["alpha"],
+            project_key=PROJECT_KEY,
+            project_name="Policies",
+            editor=EDITOR,
+            worker_name="ocr-dup-worker",
+        ) as url:
+            yield url
 
 
 def _no_sideways_scroll(page) -> None:

@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from portal.access.models import Project
-from tests.chat.conftest import project_remove
-from tests.conftest import make_user
-from tests.live import QueueWorker, live_server, require_chromium, screenshot, signed_in_page
+from tests.live import editor_server, require_chromium, screenshot, signed_in_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.real_model, pytest.mark.django_db]
 
@@ -29,33 +26,15 @@ The cafeteria opens at eight and closes at three. Trays go back to the rack by t
 @pytest.fixture(scope="module")
 def server(tenants, django_db_blocker) -> Iterator[str]:
     require_chromium()
-    from django.contrib.auth import get_user_model
-
-    from chat.models import ChatLog, ContentGap
-    from kb.models import IngestJob
-
-    info = tenants["alpha"]
     with django_db_blocker.unblock():
-        with info.scope():
-            Project.objects.get_or_create(key=PROJECT_KEY, defaults={"name": "Upload test"})
-            last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-            last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-        make_user(info, USERNAME, password=PASSWORD, projects={PROJECT_KEY: "editor"})
-        worker = QueueWorker(name="browser-test-worker", idle=0.3)
-        with live_server() as port:
-            worker.start()
-            try:
-                yield f"http://{info.host}:{port}"
-            finally:
-                worker.stop.set()
-                worker.join(60)
-        with info.scope():
-            ChatLog.objects.filter(pk__gt=last_log).delete()
-            ContentGap.objects.filter(pk__gt=last_gap).delete()
-            IngestJob.objects.filter(project__key=PROJECT_KEY).delete()
-            get_user_model().objects.filter(username=USERNAME).delete()
-            project_remove(PROJECT_KEY)
-        assert worker.errors == []
+        with editor_server(
+            tenants["alpha"],
+            project_key=PROJECT_KEY,
+            project_name="Upload test",
+            editor=(USERNAME, PASSWORD),
+            worker_name="browser-test-worker",
+        ) as url:
+            yield url
 
 
 @pytest.fixture

@@ -9,14 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from portal.access.models import Project
-from tests.chat.conftest import project_remove
-from tests.conftest import make_user
 from tests.live import (
     PHONE,
-    QueueWorker,
     axe_blocking,
-    live_server,
+    editor_server,
     require_chromium,
     shoot,
     signed_in_page,
@@ -49,31 +45,15 @@ def upstream(tmp_path_factory) -> Repo:
 @pytest.fixture(scope="module")
 def server(tenants, django_db_blocker, upstream) -> Iterator[str]:
     require_chromium()
-    from django.contrib.auth import get_user_model
-
-    from chat.models import ChatLog, ContentGap
-
-    info = tenants["alpha"]
     with django_db_blocker.unblock():
-        with info.scope():
-            Project.objects.get_or_create(key=PROJECT_KEY, defaults={"name": "Kestrel"})
-            last_log = ChatLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-            last_gap = ContentGap.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-        make_user(info, USERNAME, password=PASSWORD, projects={PROJECT_KEY: "editor"})
-        worker = QueueWorker(name="sources-browser-worker", idle=0.3)
-        with live_server() as port:
-            worker.start()
-            try:
-                yield f"http://{info.host}:{port}"
-            finally:
-                worker.stop.set()
-                worker.join(60)
-        with info.scope():
-            ChatLog.objects.filter(pk__gt=last_log).delete()
-            ContentGap.objects.filter(pk__gt=last_gap).delete()
-            get_user_model().objects.filter(username=USERNAME).delete()
-            project_remove(PROJECT_KEY)
-        assert worker.errors == []
+        with editor_server(
+            tenants["alpha"],
+            project_key=PROJECT_KEY,
+            project_name="Kestrel",
+            editor=(USERNAME, PASSWORD),
+            worker_name="sources-browser-worker",
+        ) as url:
+            yield url
 
 
 @pytest.fixture
