@@ -31,7 +31,7 @@ from kb.drift import citing_count
 from kb.models import Document, Edge, EdgeType
 from kb.selectors import document_version_list, document_versions_compare
 from portal.access.models import Project
-from portal.admin_site import NotFoundOutOfScopeMixin, site
+from portal.admin_site import NotFoundOutOfScopeMixin, ReadOnlyAdminMixin, site
 
 CURATABLE_EDGE_TYPES = [
     (value, label)
@@ -629,7 +629,9 @@ class CanonicalRecordAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, ad
 
 
 @admin.register(RecordChange, site=site)
-class RecordChangeAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin.ModelAdmin):
+class RecordChangeAdmin(
+    ReadOnlyAdminMixin, NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin.ModelAdmin
+):
     """The audit trail, read-only."""
 
     list_display = [
@@ -651,15 +653,6 @@ class RecordChangeAdmin(NotFoundOutOfScopeMixin, CurationPermissionsMixin, admin
         return RecordChange.objects.filter(
             document__in=Document.objects.editable_by(request.user)
         ).select_related("document")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description="record", ordering="document__slug")
     def record(self, change: RecordChange) -> str:

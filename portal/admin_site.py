@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import admin
@@ -22,6 +23,20 @@ class NotFoundOutOfScopeMixin:
         if obj is None:
             raise Http404
         return obj
+
+
+class ReadOnlyAdminMixin:
+    """A console page that only shows rows (audit trails, provisioned data): nobody adds,
+    changes or deletes them there."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 def _safe_next(request: HttpRequest) -> str:

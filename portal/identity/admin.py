@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers
 
-from portal.admin_site import NotFoundOutOfScopeMixin, site
+from portal.admin_site import NotFoundOutOfScopeMixin, ReadOnlyAdminMixin, site
 from portal.identity import oidc, services
 from portal.identity.models import (
     GroupRoleMapping,
@@ -103,20 +103,13 @@ class GroupRoleMappingAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.M
 
 
 @admin.register(IdentityEvent, site=site)
-class IdentityEventAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdmin):
+class IdentityEventAdmin(
+    ReadOnlyAdminMixin, NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdmin
+):
     list_display = ["at", "kind", "source", "username", "detail", "address"]
     list_filter = ["kind", "source"]
     search_fields = ["username", "detail"]
     date_hierarchy = "at"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(ScimToken, site=site)
@@ -153,19 +146,12 @@ class ScimTokenAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdm
 
 
 @admin.register(ScimGroup, site=site)
-class ScimGroupAdmin(NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdmin):
+class ScimGroupAdmin(
+    ReadOnlyAdminMixin, NotFoundOutOfScopeMixin, SuperuserOnlyMixin, admin.ModelAdmin
+):
     """The groups the provider provisions, read-only: SCIM owns them."""
 
     list_display = ["display_name", "external_id", "updated"]
     search_fields = ["display_name"]
     fields = ["display_name", "external_id", "members"]
     readonly_fields = ["display_name", "external_id", "members"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
