@@ -127,13 +127,13 @@ def answer_drifts_mark(*, document_id: int) -> dict[str, int]:
             document, status, condition, params, successor_id=successor, detail=reason
         )
     if document.canonical_type == CanonicalType.REJECTED_APPROACH:
-        reason = change_reasons(document_ids=[document.pk], fields=("canonical_type",))
+        reasons = change_reasons(document_ids=[document.pk], fields=("canonical_type",))
         marked[DriftKind.REJECTED] = _insert(
             document,
             DriftKind.REJECTED,
             "c.canonical_type <> %s",
             [CanonicalType.REJECTED_APPROACH],
-            detail=reason.get(document.pk, ""),
+            detail=reasons.get(document.pk, ""),
         )
     current = sorted(
         {
