@@ -108,9 +108,9 @@ def populate(answers: int) -> dict[str, Any]:
         )
         cursor.execute(
             f"INSERT INTO {cited} (message_id, document_id, version, chunk_id, chunk_hash, "
-            f"status) "
+            f"status, canonical_type) "
             f"SELECT m.id, (%s::bigint[])[1 + k], 1, (%s::bigint[])[1 + k], "
-            f"(%s::text[])[1 + k], 'accepted' "
+            f"(%s::text[])[1 + k], 'accepted', 'decision' "
             f"FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM {message} "
             f"WHERE role = 'assistant') m, "
             f"LATERAL (VALUES (m.n %% %s), ((m.n * 7 + 1) %% %s), "

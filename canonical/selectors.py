@@ -56,11 +56,18 @@ def status_timeline(*, document_id: int, limit: int = 20) -> list[StatusStep]:
     ]
 
 
-def status_change_reasons(*, document_ids: list[int]) -> dict[int, str]:
-    """{document id: the reason given for its latest status change} for those with one (the
-    reason an editor typed when deprecating or superseding the record)."""
+# The audited fields of a status change: a record superseded again by another record keeps
+# its status and changes only its successor.
+STATUS_FIELDS = ("canonical_status", "superseded_by")
+
+
+def change_reasons(
+    *, document_ids: list[int], fields: tuple[str, ...] = STATUS_FIELDS
+) -> dict[int, str]:
+    """{document id: the reason given for its latest change of these fields} for those with
+    one (by default the reason an editor typed when deprecating or superseding the record)."""
     rows = (
-        RecordChange.objects.filter(document_id__in=document_ids, field="canonical_status")
+        RecordChange.objects.filter(document_id__in=document_ids, field__in=fields)
         .exclude(reason="")
         .order_by("document_id", "-at", "-id")
         .distinct("document_id")

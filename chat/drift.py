@@ -8,11 +8,14 @@ it changed in. The task marks each answer citing the document whose source has m
 
 - the document is deleted -> `deleted`;
 - its status is stale now (superseded, deprecated, archived) and was not when the answer
-  read it -> that status (with the successor of a superseded record);
+  read it -> that status (with the successor of a superseded record); a record superseded
+  again by another record is marked again, with its new successor, for every answer that
+  read it live or pointing at another successor (the version it read says which);
+- it is a rejected approach now and was not when the answer read it -> `rejected`;
 - the cited passage is no longer in the current text (no current chunk has its hash) ->
   `changed`; a re-ingest that leaves the cited passage as it was marks nothing.
 
-One `AnswerDrift` row per (answer, document, kind), inserted with a set-based statement that
+One `AnswerDrift` row per (answer, document, kind, successor), inserted with a set-based statement that
 ignores the rows already there: the job is idempotent and touches only the answers citing
 the document (the `chat_cited_document` index), whatever the number of stored answers.
 """
@@ -26,10 +29,18 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count
 
-from canonical.selectors import status_change_reasons
+from canonical.selectors import change_reasons
 from chat.models import AnswerDrift, CitedDocument, Conversation, DriftKind, Message
 from kb.drift import CitationWatcher, CitingCount
-from kb.models import STALE_STATUSES, CanonicalStatus, Chunk, Document, Edge, EdgeType
+from kb.models import (
+    STALE_STATUSES,
+    CanonicalStatus,
+    CanonicalType,
+    Chunk,
+    Document,
+    DocumentVersion,
+    Edge,
+)
 from kb.versions import chunk_hash
 from portal.tenants.selectors import current_schema
 
@@ -54,6 +65,7 @@ def cited_documents_record(*, message: Message, citations: list[dict[str, Any]])
             chunk_id=c.get("chunk_id"),
             chunk_hash=chunk_hash(texts[c["chunk_id"]]) if c.get("chunk_id") in texts else "",
             status=c.get("canonical_status") or "",
+            canonical_type=c.get("canonical_type") or "",
         )
         for c in cited
     )
@@ -98,21 +110,30 @@ def answer_drifts_mark(*, document_id: int) -> dict[str, int]:
         return marked
     status = document.canonical_status or ""
     if status in STALE_STATUSES:
+        condition, params = "c.status <> %s", [status]
         successor = None
         if status == CanonicalStatus.SUPERSEDED:
-            successor = (
-                Edge.objects.filter(
-                    from_document=document,
-                    edge_type=EdgeType.INVALIDATED_BY,
-                    to_document__isnull=False,
+            successor, slug = Edge.objects.successors([document.pk]).get(document.pk, (None, ""))
+            if successor is not None:
+                # or it read the record superseded already, pointing at another successor
+                condition += (
+                    f" OR EXISTS (SELECT 1 FROM {DocumentVersion._meta.db_table} v "
+                    "WHERE v.document_id = c.document_id AND v.number = c.version "
+                    "AND v.superseded_by <> %s)"
                 )
-                .order_by("-id")
-                .values_list("to_document_id", flat=True)
-                .first()
-            )
-        reason = status_change_reasons(document_ids=[document.pk]).get(document.pk, "")
+                params.append(slug)
+        reason = change_reasons(document_ids=[document.pk]).get(document.pk, "")
         marked[status] = _insert(
-            document, status, "c.status <> %s", [status], successor_id=successor, detail=reason
+            document, status, condition, params, successor_id=successor, detail=reason
+        )
+    if document.canonical_type == CanonicalType.REJECTED_APPROACH:
+        reasons = change_reasons(document_ids=[document.pk], fields=("canonical_type",))
+        marked[DriftKind.REJECTED] = _insert(
+            document,
+            DriftKind.REJECTED,
+            "c.canonical_type <> %s",
+            [CanonicalType.REJECTED_APPROACH],
+            detail=reasons.get(document.pk, ""),
         )
     current = sorted(
         {
@@ -144,15 +165,15 @@ def _insert(
     message = Message._meta.db_table
     conversation = Conversation._meta.db_table
     sql = (
-        f"INSERT INTO {drift} (message_id, user_id, document_id, kind, successor_id, detail, "
-        f"created_at, read_at) "
-        f"SELECT DISTINCT c.message_id, conv.user_id, c.document_id, %s::varchar, %s::bigint, %s::text, now(), "
-        f"NULL::timestamptz "
+        f"INSERT INTO {drift} (message_id, user_id, document_id, kind, successor_id, "
+        f"successor_key, detail, created_at, read_at) "
+        f"SELECT DISTINCT c.message_id, conv.user_id, c.document_id, %s::varchar, %s::bigint, "
+        f"%s::bigint, %s::text, now(), NULL::timestamptz "
         f"FROM {cited} c JOIN {message} m ON m.id = c.message_id "
         f"JOIN {conversation} conv ON conv.id = m.conversation_id "
         f"WHERE c.document_id = %s AND ({condition}) "
-        f"ON CONFLICT (message_id, document_id, kind) DO NOTHING"
+        f"ON CONFLICT (message_id, document_id, kind, successor_key) DO NOTHING"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [kind, successor_id, detail, document.pk, *params])
+        cursor.execute(sql, [kind, successor_id, successor_id or 0, detail, document.pk, *params])
         return max(cursor.rowcount, 0)

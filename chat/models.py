@@ -193,8 +193,9 @@ class CitedDocument(models.Model):
     # kb.versions.chunk_hash of the passage as read ("" when not known): the passage has
     # changed once no chunk of the document's current text has this hash
     chunk_hash = models.CharField(max_length=64, blank=True, default="")
-    # the document's canonical status as the answer read it ("" for none)
+    # the document's canonical status and type as the answer read them ("" for none)
     status = models.CharField(max_length=20, blank=True, default="")
+    canonical_type = models.CharField(max_length=30, blank=True, default="")
 
     class Meta:
         indexes = [models.Index(fields=["document", "message"], name="chat_cited_document")]
@@ -211,11 +212,13 @@ class DriftKind(models.TextChoices):
     ARCHIVED = "archived", "archived"
     DELETED = "deleted", "deleted"
     CHANGED = "changed", "changed"
+    REJECTED = "rejected", "rejected"  # re-typed as a rejected approach
 
 
 class AnswerDrift(models.Model):
     """A stored answer whose cited document changed since: the mark on the answer and its
-    asker's notification (unique per answer, document and kind, so the job is idempotent)."""
+    asker's notification (unique per answer, document, kind and successor, so the job is
+    idempotent and a record superseded again by another record is a new mark)."""
 
     message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="drifts")
     # the asker (the conversation's owner), kept here so the bell counts with one index
@@ -227,6 +230,9 @@ class AnswerDrift(models.Model):
     successor = models.ForeignKey(
         "kb.Document", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # the successor's id as marked (0: none), kept when the successor itself goes: the
+    # mark's identity, which SET_NULL on `successor` would otherwise merge with another's
+    successor_key = models.BigIntegerField(default=0)
     detail = models.TextField(blank=True, default="")  # the editor's reason, when one was given
     created_at = models.DateTimeField(auto_now_add=True)
     read_at = models.DateTimeField(null=True, blank=True)
@@ -235,7 +241,8 @@ class AnswerDrift(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["message", "document", "kind"], name="chat_drift_one_per_kind"
+                fields=["message", "document", "kind", "successor_key"],
+                name="chat_drift_one_per_change",
             )
         ]
         indexes = [

@@ -45,6 +45,8 @@ def drift_change(kind: str, successor_title: str = "") -> str:
         return "since deleted"
     if kind == DriftKind.CHANGED:
         return "and the cited passage has changed since"
+    if kind == DriftKind.REJECTED:
+        return "now marked as a rejected approach"
     return f"now {kind}"
 
 

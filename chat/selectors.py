@@ -13,8 +13,8 @@ from django.urls import reverse
 
 from canonical.selectors import (
     StatusStep,
+    change_reasons,
     record_history,
-    status_change_reasons,
     status_timeline,
 )
 from chat.models import (
@@ -185,7 +185,7 @@ def citation_status_notes(*, user: AnyUser, messages: list[Message]) -> None:
     if not stale:
         return
     ids = sorted({int(c["document_id"]) for c in stale})
-    reasons = status_change_reasons(document_ids=ids)
+    reasons = change_reasons(document_ids=ids)
     successors: dict[int, list[Document]] = {}
     for older, newer in supersede_pairs(user=user, document_ids=ids, hops=1):
         if older.pk in ids and newer.canonical_status not in STALE_STATUSES:

@@ -89,6 +89,9 @@ class DocumentVersionDetailApi(APIView):
         content_hash = serializers.CharField()
         canonical_type = serializers.CharField(allow_null=True)
         canonical_status = serializers.CharField(allow_null=True)
+        superseded_by = serializers.CharField(
+            allow_blank=True, help_text="Slug of the successor a superseded record pointed at"
+        )
         retrieval_priority = serializers.IntegerField()
         tags = serializers.ListField(child=serializers.CharField())
         owners = serializers.ListField(child=serializers.CharField())
@@ -133,6 +136,7 @@ class DocumentVersionDetailApi(APIView):
                     "content_hash",
                     "canonical_type",
                     "canonical_status",
+                    "superseded_by",
                     "retrieval_priority",
                     "tags",
                     "owners",

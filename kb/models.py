@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -335,6 +335,9 @@ class DocumentVersion(models.Model):
     )
     # [[edge type, target slug], ...]: the relations its source declared (frontmatter)
     edges = models.JSONField(default=list, blank=True)
+    # the slug of the record a superseded document pointed at as its successor ("" unless
+    # superseded): superseding it again by another record is a change, kept as a version
+    superseded_by = models.CharField(max_length=200, blank=True, default="")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -408,6 +411,24 @@ def chunk_hnsw_sql(*, name: str = "", column: str = "embedding", concurrently: b
     )
 
 
+class EdgeQuerySet(models.QuerySet["Edge"]):
+    def successors(self, document_ids: Collection[int]) -> dict[int, tuple[int, str]]:
+        """{document id: (id, slug) of the record it now points at as its successor}: its
+        newest resolved `invalidated_by` edge (a record superseded again by another record
+        keeps both edges; the newest names the successor)."""
+        rows = (
+            self.filter(
+                from_document_id__in=list(document_ids),
+                edge_type=EdgeType.INVALIDATED_BY,
+                to_document__isnull=False,
+            )
+            .order_by("from_document_id", "-id")
+            .distinct("from_document_id")
+            .values_list("from_document_id", "to_document_id", "to_slug")
+        )
+        return {source: (target, slug) for source, target, slug in rows if target is not None}
+
+
 class Edge(models.Model):
     from_document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="edges_out")
     # Null until a document with `to_slug` arrives in the same project.
@@ -419,6 +440,8 @@ class Edge(models.Model):
     weight = models.FloatField(default=1.0)
     provenance = models.CharField(max_length=30, default="frontmatter")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EdgeQuerySet.as_manager()
 
     class Meta:
         db_table = "kb_edges"

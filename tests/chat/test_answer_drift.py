@@ -1,5 +1,6 @@
-"""Answer drift (issue 28 part 3): when a document that stored answers cite is superseded,
-deprecated, deleted or its cited passage changes, the drift job (on the queue, per tenant)
+"""Answer drift (issue 28 part 3): when a document that stored answers cite is superseded
+(again: by another successor), deprecated, re-typed as a rejected approach, deleted or its
+cited passage changes, the drift job (on the queue, per tenant)
 marks each affected answer once and its asker sees it; editors see how many answers cite a
 record before they change it."""
 
@@ -17,7 +18,7 @@ from chat.services import message_send
 from kb.curation import AuditContext, ChangeSource
 from kb.drift import citing_count
 from kb.filters import SearchFilters
-from kb.models import Document
+from kb.models import Document, DocumentVersion
 from kb.services import document_ingest, document_soft_delete
 from kb.worker import run_queued_tasks
 from portal.access.services import project_ensure
@@ -51,6 +52,18 @@ slug: billing-kafka
 ## Decision
 
 Billing events go through Kafka topics with six partitions.
+"""
+THIRD = """---
+type: decision
+status: accepted
+slug: billing-pulsar
+---
+
+# Billing on Pulsar
+
+## Decision
+
+Billing events go through Pulsar topics with tiered storage.
 """
 QUESTION = "Which queue do billing events go through?"
 LIST_URL = "/admin/canonical/canonicalrecord/"
@@ -166,6 +179,175 @@ def test_a_supersede_through_the_cli_marks_the_answer(alpha, world):
     )
     run_queued_tasks()
     assert drifts(answer) == [("superseded", world["successor"].pk)]
+
+
+@pytest.fixture
+def third(world) -> Document:
+    document = document_ingest(
+        project=world["project"], source_path="pulsar.md", content=THIRD
+    ).document
+    assert document is not None
+    return document
+
+
+def supersede_through(door: str, alpha, world, *, old: Document, new: Document) -> None:
+    """Supersede `old` by `new` through one of the doors an editor uses."""
+    if door == "service":
+        services.record_supersede(old=old, new=new, by=by(world, reason="moved to Pulsar"))
+    elif door == "console":
+        client = alpha.client()
+        client.force_login(world["editor"])
+        done = client.post(
+            LIST_URL,
+            {
+                "action": "supersede_records",
+                "_selected_action": [old.pk],
+                "apply": "1",
+                "successor": new.pk,
+                "reason": "moved to Pulsar",
+            },
+            follow=True,
+        )
+        assert "Superseded 1 record(s)" in done.content.decode()
+    elif door == "api":
+        api = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, world['editor'])}")
+        response = api.post(
+            f"/api/kb/documents/{old.pk}/supersede",
+            {"successor_id": new.pk, "reason": "moved to Pulsar"},
+            "application/json",
+        )
+        assert response.status_code == 200, response.content
+    else:
+        call_command(
+            "kb_record",
+            old.slug,
+            "--tenant",
+            alpha.schema,
+            "--project",
+            KEY,
+            "--supersede-by",
+            new.slug,
+            "--reason",
+            "moved to Pulsar",
+            stdout=StringIO(),
+        )
+
+
+@pytest.mark.parametrize("door", ["service", "console", "api", "cli"])
+def test_a_second_supersede_marks_the_answer_again_for_the_new_successor(alpha, world, third, door):
+    document, successor = world["document"], world["successor"]
+    answer = ask(world["reader"], document)
+    services.record_supersede(old=document, new=successor, by=by(world))
+    run_queued_tasks()
+    assert drifts(answer) == [("superseded", successor.pk)]
+    document.refresh_from_db()
+    before = document.current_version
+    supersede_through(door, alpha, world, old=document, new=third)
+    # a new version names the new successor
+    document.refresh_from_db()
+    assert document.current_version == before + 1
+    version = DocumentVersion.objects.get(document=document, number=document.current_version)
+    assert (version.canonical_status, version.superseded_by) == ("superseded", "billing-pulsar")
+    assert drifts(answer) == [("superseded", successor.pk)]  # queued, not done in the request
+    assert run_queued_tasks() == 1
+    assert drifts(answer) == [("superseded", successor.pk), ("superseded", third.pk)]
+    new_mark = AnswerDrift.objects.get(message=answer, successor=third)
+    assert new_mark.user == world["reader"] and new_mark.read_at is None
+    assert new_mark.detail == "moved to Pulsar"  # the reason of this supersede, not the first
+    # idempotent: the job run again marks nothing new
+    assert answer_drifts_mark(document_id=document.pk)["superseded"] == 0
+    assert AnswerDrift.objects.filter(message=answer).count() == 2
+
+
+def test_a_second_supersede_tells_whoever_read_the_record_before_it(alpha, world, third):
+    document, successor = world["document"], world["successor"]
+    services.record_supersede(old=document, new=successor, by=by(world))
+    run_queued_tasks()
+    # asked while the record pointed at Kafka: it read that, and is told about Pulsar
+    between = ask(world["reader"], document)
+    services.record_supersede(old=document, new=third, by=by(world, reason="moved to Pulsar"))
+    run_queued_tasks()
+    after = ask(world["other"], document)
+    answer_drifts_mark(document_id=document.pk)
+    assert drifts(between) == [("superseded", third.pk)]
+    assert drifts(after) == []  # it read the record already pointing at Pulsar
+    page = page_client(alpha, world["reader"]).get("/chat/notifications/").content.decode()
+    assert "Billing queue</a>, now superseded by" in page and "Billing on Pulsar</a>." in page
+    assert "Reason given: moved to Pulsar" in page
+
+
+def test_retyping_a_cited_record_as_a_rejected_approach_marks_the_answer(alpha, world):
+    answer = ask(world["reader"], world["document"])
+    services.record_set_type(
+        document=world["document"],
+        canonical_type="rejected-approach",
+        by=by(world, reason="quorum queues could not keep up"),
+    )
+    assert drifts(answer) == []  # queued, not done in the request
+    assert run_queued_tasks() == 1
+    assert drifts(answer) == [("rejected", None)]
+    drift = AnswerDrift.objects.get(message=answer)
+    assert drift.user == world["reader"] and drift.detail == "quorum queues could not keep up"
+    # idempotent, and a later change that leaves it rejected marks nothing new
+    assert answer_drifts_mark(document_id=world["document"].pk)["rejected"] == 0
+    services.record_set_priority(document=world["document"], priority=10, by=by(world))
+    run_queued_tasks()
+    assert drifts(answer) == [("rejected", None)]
+    client = page_client(alpha, world["reader"])
+    assert 'aria-label="Notifications, 1 unread"' in client.get("/chat/").content.decode()
+    page = client.get("/chat/notifications/").content.decode()
+    assert "Billing queue</a>, now marked as a rejected approach." in page
+    assert "Reason given: quorum queues could not keep up" in page
+    api = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, world['reader'])}")
+    [row] = api.get("/api/chat/notifications").json()["results"]
+    assert row["kind"] == "rejected"
+    assert row["text"].endswith("cites Billing queue, now marked as a rejected approach.")
+
+
+def test_retyping_through_the_api_and_the_console_marks_the_answer(alpha, world):
+    answer = ask(world["reader"], world["document"])
+    api = alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, world['editor'])}")
+    response = api.patch(
+        f"/api/kb/documents/{world['document'].pk}",
+        {"canonical_type": "rejected-approach", "reason": "dropped"},
+        "application/json",
+    )
+    assert response.status_code == 200, response.content
+    assert run_queued_tasks() == 1
+    assert drifts(answer) == [("rejected", None)]
+    # the console's edit form: a second cited record re-typed there
+    other = ask(world["other"], world["successor"])
+    client = page_client(alpha, world["editor"])
+    url = f"{LIST_URL}{world['successor'].pk}/change/"
+    form = {
+        "title": "Billing on Kafka",
+        "summary": "",
+        "tags": "",
+        "owners": "",
+        "canonical_type": "rejected-approach",
+        "canonical_status": "accepted",
+        "retrieval_priority": "50",
+        "reason": "dropped too",
+        "_save": "Save",
+    }
+    done = client.post(url, form)
+    assert done.status_code == 302, done.content.decode()[:2000]
+    run_queued_tasks()
+    assert drifts(other) == [("rejected", None)]
+    assert AnswerDrift.objects.filter(user=world["other"]).count() == 1
+
+
+def test_an_answer_that_read_a_rejected_approach_is_not_marked(world):
+    answer = ask(world["reader"], world["document"])
+    assert CitedDocument.objects.get(message=answer).canonical_type == "decision"
+    # an answer that read the record as a rejected approach already (an answer never states
+    # one as current; it may cite one as what was tried): nothing new to tell
+    CitedDocument.objects.filter(message=answer).update(canonical_type="rejected-approach")
+    services.record_set_type(
+        document=world["document"], canonical_type="rejected-approach", by=by(world)
+    )
+    run_queued_tasks()
+    assert drifts(answer) == []
 
 
 def test_a_deprecate_marks_the_answer(world):
@@ -387,3 +569,21 @@ def test_the_migration_backfills_citation_rows_of_answers_stored_before(world):
         )
         == kept
     )
+
+
+def test_the_migration_gives_existing_rows_the_type_read_and_their_successor_key(world):
+    import importlib
+
+    from django.apps import apps
+
+    answer = ask(world["reader"], world["document"])
+    services.record_supersede(old=world["document"], new=world["successor"], by=by(world))
+    run_queued_tasks()
+    CitedDocument.objects.filter(message=answer).update(canonical_type="")
+    AnswerDrift.objects.filter(message=answer).update(successor_key=0)
+    migration = importlib.import_module("chat.migrations.0006_drift_rejected_and_successor")
+    migration.backfill(apps, None)
+    assert CitedDocument.objects.get(message=answer).canonical_type == "decision"
+    assert AnswerDrift.objects.get(message=answer).successor_key == world["successor"].pk
+    # and the job run again (after the migration) marks nothing twice
+    assert answer_drifts_mark(document_id=world["document"].pk)["superseded"] == 0

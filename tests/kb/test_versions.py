@@ -243,6 +243,36 @@ def test_status_supersede_priority_and_restore_services_each_keep_a_version(proj
     assert len(versions_of(old)) == 4
 
 
+def test_a_second_supersede_keeps_a_version_naming_the_new_successor(alpha, project, people):
+    editor = people["editor"]
+    old = ingest(project).document
+    streams = ingest(
+        project, DOC_V2.replace("dec-queue", "dec-streams"), path="dec-streams.md"
+    ).document
+    pulsar = ingest(
+        project, DOC_V2.replace("dec-queue", "dec-pulsar"), path="dec-pulsar.md"
+    ).document
+    services.record_supersede(old=old, new=streams, by=by(editor, "streams replace queues"))
+    # the status stays superseded; the successor it points to is what changes
+    services.record_supersede(old=old, new=pulsar, by=by(editor, "pulsar replaces streams"))
+    old.refresh_from_db()
+    versions = versions_of(old)
+    assert [(v.canonical_status, v.superseded_by, v.reason) for v in versions] == [
+        ("accepted", "", ""),
+        ("superseded", "dec-streams", "streams replace queues"),
+        ("superseded", "dec-pulsar", "pulsar replaces streams"),
+    ]
+    assert old.current_version == 3
+    assert [
+        (f.label, f.before, f.after) for f in version_diff(versions[1], versions[2]).fields
+    ] == [("Superseded by", "dec-streams", "dec-pulsar")]
+    api = api_of(alpha, editor).get(f"/api/kb/documents/{old.pk}/versions/3")
+    assert api.status_code == 200 and api.json()["superseded_by"] == "dec-pulsar"
+    # restored to its live status: it points at no successor any more
+    services.record_restore(document=old, by=by(editor, "rolled back"))
+    assert versions_of(old)[-1].superseded_by == ""
+
+
 def test_the_metadata_patch_of_the_api_keeps_a_version(alpha, project, people):
     document = ingest(project).document
     response = api_of(alpha, people["editor"]).patch(
@@ -306,6 +336,18 @@ def test_the_backfill_migration_gives_every_document_its_version_1(project):
     assert version.text.digest == text_digest(version.text.chunks)
     assert version.created_at == legacy.updated_at  # dated when the document last changed
     assert len(versions_of(kept)) == 1  # documents with versions are left alone
+
+
+def test_the_migration_names_the_successor_of_superseded_versions(project, people):
+    old = ingest(project).document
+    new = ingest(
+        project, DOC_V2.replace("dec-queue", "dec-streams"), path="dec-streams.md"
+    ).document
+    services.record_supersede(old=old, new=new, by=by(people["editor"], "streams"))
+    DocumentVersion.objects.filter(document=old).update(superseded_by="")
+    migration = importlib.import_module("kb.migrations.0010_documentversion_superseded_by")
+    migration.backfill(apps, None)
+    assert [v.superseded_by for v in versions_of(old)] == ["", "dec-streams"]
 
 
 # --- the diff -------------------------------------------------------------------------------
