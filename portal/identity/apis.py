@@ -19,6 +19,7 @@ from portal.authentication import KeyScopePermission
 from portal.identity import scim, selectors, services
 from portal.identity.models import EventSource, ScimToken
 from portal.parsers import LimitedJSONParser
+from portal.throttling import ScopedThrottle
 
 
 class ScimTokenAuthentication(BaseAuthentication):
@@ -64,7 +65,9 @@ class ScimApi(APIView):
     permission_classes = [HasScimToken, KeyScopePermission]
     parser_classes = [ScimJSONParser, LimitedJSONParser]
     renderer_classes = [ScimJSONRenderer, JSONRenderer]
-    throttle_classes: list[type] = []
+    # the API's one throttle, on the "scim" rate, counted per SCIM token (ratelimit.throttle_ident)
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "scim"
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, scim.ScimError):
