@@ -40,7 +40,9 @@ REQUESTS: Counter[str] = Counter()
 _LOCK = threading.Lock()
 
 
-def count_requests(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
+def count_requests(
+    get_response: Callable[[HttpRequest], HttpResponse],
+) -> Callable[..., HttpResponse]:
     """Middleware: count every request by path (the portal's calls to discovery and keys)."""
 
     def middleware(request: HttpRequest) -> HttpResponse:
