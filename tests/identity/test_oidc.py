@@ -451,3 +451,14 @@ def test_a_kid_the_provider_does_not_publish_is_refused_after_one_refetch(db, mo
         oidc.id_token_verify(client, id_token=token(stranger), nonce="n", metadata=metadata)
     assert refused.value.reason == "bad_signature"
     assert len(fetched) == 2
+
+
+def test_with_no_cache_time_every_sign_in_reads_the_discovery(alpha, provider_a, settings):
+    settings.OIDC_METADATA_CACHE_SECONDS = 0
+    configure(provider_a)
+    discovery = provider_a.discovery_requests()
+
+    response, _ = sign_in(alpha.client())
+
+    assert response.status_code == 302
+    assert provider_a.discovery_requests() - discovery == 2  # start and callback
