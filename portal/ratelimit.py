@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
+from portal.identity.models import ScimToken
 from portal.tenants.selectors import current_schema
 
 
@@ -105,10 +106,14 @@ def rate_for(scope: str) -> tuple[int, int] | None:
 
 
 def throttle_ident(request: HttpRequest) -> str:
-    """Who a throttle counts: the signed-in user, else the client address."""
+    """Who a throttle counts: the signed-in user, else the SCIM token (the identity provider,
+    from whichever of its servers it calls), else the client address."""
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"
+    auth = getattr(request, "auth", None)  # a DRF request's authenticated token
+    if isinstance(auth, ScimToken):
+        return f"scim-token:{auth.pk}"
     return f"addr:{client_address(request)}"
 
 

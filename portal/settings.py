@@ -239,6 +239,10 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # API tokens expire this many days after they were issued (0: never).
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30)
 
+# Seconds an identity provider's discovery document and signing keys are kept in the shared
+# cache (per issuer); a token signed with a key not kept reads the keys again at once.
+OIDC_METADATA_CACHE_SECONDS = env_int("OIDC_METADATA_CACHE_SECONDS", 3600)
+
 # --- Shared cache ------------------------------------------------------------------------
 # Throttle and rate-limit counters must be shared by every process and server: the database
 # cache table (created by migrate) by default, Redis when CACHE_URL=redis://host:6379/0.
@@ -288,6 +292,8 @@ REST_FRAMEWORK = {
         "auth_token": env_str("API_TOKEN_RATE", "20/min"),
         "search": env_str("API_SEARCH_RATE", "600/min"),
         "chat": env_str("API_CHAT_RATE", "120/min"),
+        # the identity provider's provisioning calls, per SCIM token
+        "scim": env_str("SCIM_RATE", "600/min"),
     },
 }
 SPECTACULAR_SETTINGS = {

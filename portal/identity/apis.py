@@ -17,8 +17,9 @@ from rest_framework.views import APIView
 
 from portal.authentication import KeyScopePermission
 from portal.identity import scim, selectors, services
-from portal.identity.models import EventSource, ScimToken
+from portal.identity.models import ScimToken
 from portal.parsers import LimitedJSONParser
+from portal.throttling import ScopedThrottle
 
 
 class ScimTokenAuthentication(BaseAuthentication):
@@ -64,7 +65,9 @@ class ScimApi(APIView):
     permission_classes = [HasScimToken, KeyScopePermission]
     parser_classes = [ScimJSONParser, LimitedJSONParser]
     renderer_classes = [ScimJSONRenderer, JSONRenderer]
-    throttle_classes: list[type] = []
+    # the API's one throttle, on the "scim" rate, counted per SCIM token (ratelimit.throttle_ident)
+    throttle_classes = [ScopedThrottle]
+    throttle_scope = "scim"
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, scim.ScimError):
@@ -80,7 +83,12 @@ class ScimApi(APIView):
         return self.request.build_absolute_uri(f"/scim/v2/{kind}/{pk}")
 
     def user_body(self, user: Any) -> dict[str, Any]:
-        return scim.user_resource(user, location=self.location("Users", user.pk))
+        """`user` as read by the selectors (`scim_users`, `scim_user_get`)."""
+        return scim.user_resource(
+            user,
+            location=self.location("Users", user.pk),
+            external_id=selectors.scim_external_id(user),
+        )
 
     def group_body(self, group: Any) -> dict[str, Any]:
         return scim.group_resource(group, location=self.location("Groups", group.pk))
@@ -92,7 +100,12 @@ class ScimApi(APIView):
         return Response(scim.list_response(resources, total=total, start=start))
 
 
-USER_FILTERS = {"username": "username", "emails.value": "email", "emails": "email"}
+USER_FILTERS = {
+    "username": "username",
+    "emails.value": "email",
+    "emails": "email",
+    "externalid": "external_id",
+}
 GROUP_FILTERS = {"displayname": "display_name", "externalid": "external_id"}
 
 
@@ -104,7 +117,7 @@ class ScimUsersApi(ScimApi):
 
     def post(self, request: Request) -> Response:
         user = services.scim_user_create(change=scim.user_change_from_resource(request.data))
-        return Response(self.user_body(user), status=201)
+        return Response(self.user_body(selectors.scim_user_get(str(user.pk))), status=201)
 
 
 class ScimUserApi(ScimApi):
@@ -114,18 +127,19 @@ class ScimUserApi(ScimApi):
     def put(self, request: Request, user_id: str) -> Response:
         user = selectors.scim_user_get(user_id)
         change = scim.user_change_from_resource(request.data)
-        return Response(self.user_body(services.scim_user_update(user=user, change=change)))
+        services.scim_user_update(user=user, change=change, request=request._request)
+        return Response(self.user_body(selectors.scim_user_get(user_id)))
 
     def patch(self, request: Request, user_id: str) -> Response:
         user = selectors.scim_user_get(user_id)
         change = scim.user_change_from_patch(request.data)
-        return Response(self.user_body(services.scim_user_update(user=user, change=change)))
+        services.scim_user_update(user=user, change=change, request=request._request)
+        return Response(self.user_body(selectors.scim_user_get(user_id)))
 
     def delete(self, request: Request, user_id: str) -> Response:
         """Deprovision: the account is deactivated (its content stays with the workspace)."""
         user = selectors.scim_user_get(user_id)
-        if user.is_active:
-            services.user_deactivate(user=user, source=EventSource.SCIM)
+        services.scim_user_deprovision(user=user, request=request._request)
         return Response(status=204)
 
 

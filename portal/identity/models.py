@@ -66,16 +66,30 @@ class GroupRoleMapping(models.Model):
         return f"{self.group} -> {self.project}:{self.role}"
 
 
+# The issuer of the links that keep a user's SCIM `externalId` (the provisioning client's own
+# id of the person). Not a URL, so no OpenID Connect issuer is ever this: a SCIM externalId
+# never signs anyone in as a subject.
+SCIM_ISSUER = "urn:groundwork:scim"
+
+
 class ExternalIdentity(models.Model):
     """A provider's subject (`sub`) of a user: how a returning person is recognised. A subject
     is unique only within its issuer: when the tenant moves to another provider, its subjects
-    match nobody (people are matched again by verified email)."""
+    match nobody (people are matched again by verified email).
+
+    The SCIM `externalId` of a user is such a link too, under the issuer `SCIM_ISSUER`: one per
+    user, one user per externalId (the same two constraints)."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="external_identities"
     )
-    issuer = models.CharField(max_length=500)
-    subject = models.CharField(max_length=255)
+    issuer = models.CharField(
+        max_length=500,
+        help_text=f"The OpenID Connect issuer; {SCIM_ISSUER} for the SCIM externalId.",
+    )
+    subject = models.CharField(
+        max_length=255, help_text="The ID token's sub, or the SCIM externalId."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_sign_in_at = models.DateTimeField(null=True, blank=True)
 
@@ -102,6 +116,7 @@ class EventKind(models.TextChoices):
     ROLE_SET = "role_set", "Project role set"
     ROLE_REMOVED = "role_removed", "Project role removed"
     GROUP_CHANGED = "group_changed", "Provisioned group changed"
+    PROVISIONING_REFUSED = "provisioning_refused", "Provisioning refused"
     SETTINGS_CHANGED = "settings_changed", "Sign-in settings changed"
 
 

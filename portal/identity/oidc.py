@@ -2,11 +2,15 @@
 the code exchange and the ID token's verification. Authlib does the protocol (the request URL,
 PKCE, the token request); joserfc (Authlib's JOSE library) verifies the ID token.
 
-No database here: the caller passes the provider's settings and keeps the pending sign-in.
+No tenant data here: the caller passes the provider's settings and keeps the pending sign-in.
+The provider's discovery document and signing keys (public documents) are kept per issuer in
+the shared cache for OIDC_METADATA_CACHE_SECONDS; an ID token signed with a key not among the
+kept ones has the keys read again once (the provider rotated them) before it is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from dataclasses import asdict, dataclass
@@ -16,7 +20,9 @@ from urllib.parse import urlsplit
 import requests
 from authlib.integrations.base_client.errors import OAuthError
 from authlib.integrations.requests_client import OAuth2Session
-from joserfc import jwt
+from django.conf import settings
+from django.core.cache import cache
+from joserfc import jws, jwt
 from joserfc.errors import ClaimError, JoseError
 from joserfc.jwk import KeySet
 
@@ -107,10 +113,20 @@ def issuer_check(issuer: str) -> None:
     raise SignInError("insecure_issuer", "The issuer must be an https:// URL.")
 
 
+def _cache_key(kind: str, *parts: str) -> str:
+    # the same documents for every tenant naming this issuer: public, checked before kept
+    return f"oidc:{kind}:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
 def discover(issuer: str) -> dict[str, Any]:
-    """The provider's discovery document; SignInError when it cannot be read or names another
-    issuer (a configured issuer must be the provider's own, exactly)."""
+    """The provider's discovery document (kept in the shared cache per issuer); SignInError
+    when it cannot be read or names another issuer (a configured issuer must be the
+    provider's own, exactly)."""
     issuer_check(issuer)
+    key = _cache_key("discovery", issuer)
+    cached = cache.get(key)
+    if isinstance(cached, dict):
+        return cached
     metadata = _get_json(issuer.rstrip("/") + "/.well-known/openid-configuration", "discovery")
     if metadata.get("issuer") != issuer:
         raise SignInError(
@@ -121,7 +137,35 @@ def discover(issuer: str) -> dict[str, Any]:
     for field in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
         if not isinstance(metadata.get(field), str):
             raise SignInError("provider_invalid", f"The provider's discovery lacks {field}.")
+    cache.set(key, metadata, timeout=settings.OIDC_METADATA_CACHE_SECONDS)
     return metadata
+
+
+def signing_keys(issuer: str, jwks_uri: str, *, refresh: bool = False) -> KeySet:
+    """The provider's published signing keys, from the shared cache unless `refresh` (or not
+    kept yet); SignInError when they cannot be read or used (an unusable set is not kept)."""
+    key = _cache_key("jwks", issuer, jwks_uri)
+    data = None if refresh else cache.get(key)
+    fetched = not isinstance(data, dict)
+    if fetched:
+        data = _get_json(jwks_uri, "signing keys")
+    try:
+        keys = KeySet.import_key_set(data)  # type: ignore[arg-type]
+    except JoseError as exc:
+        raise SignInError("provider_invalid", "The provider's signing keys are unusable.") from exc
+    if fetched:
+        cache.set(key, data, timeout=settings.OIDC_METADATA_CACHE_SECONDS)
+    return keys
+
+
+def _key_id(id_token: str) -> str | None:
+    """The `kid` an ID token names in its header; None when it names none (or is malformed:
+    its verification refuses it)."""
+    try:
+        kid = jws.extract_compact(id_token.encode()).protected.get("kid")
+    except (JoseError, ValueError):
+        return None
+    return kid if isinstance(kid, str) else None
 
 
 def _session(client: ClientSettings, redirect_uri: str) -> OAuth2Session:
@@ -211,10 +255,11 @@ def id_token_verify(
     """The claims of `id_token` once verified against `client`'s issuer; SignInError otherwise
     (a token of another provider or client, a replayed or foreign nonce, an expired token)."""
     metadata = metadata or discover(client.issuer)
-    try:
-        keys = KeySet.import_key_set(_get_json(metadata["jwks_uri"], "signing keys"))  # type: ignore[arg-type]
-    except JoseError as exc:
-        raise SignInError("provider_invalid", "The provider's signing keys are unusable.") from exc
+    keys = signing_keys(client.issuer, metadata["jwks_uri"])
+    kid = _key_id(id_token)
+    if kid is not None and kid not in {key.kid for key in keys.keys}:
+        # a key the kept set lacks: the provider may have rotated its keys since; read once more
+        keys = signing_keys(client.issuer, metadata["jwks_uri"], refresh=True)
     try:
         decoded = jwt.decode(id_token, keys, algorithms=ID_TOKEN_ALGORITHMS)
     except JoseError as exc:

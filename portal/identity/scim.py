@@ -3,7 +3,7 @@ resources to JSON, JSON to the changes they ask for, the `eq` filters they send,
 database here: `apis.py` reads through the selectors and writes through the services.
 
 What Okta and Azure AD (Entra ID) send, and is understood here: `GET /Users?filter=userName eq
-"x"`, `POST /Users`, `PUT /Users/{id}`, `PATCH` with `replace` of `active` (with or without a
+"x"` (or `externalId eq "x"`), `POST /Users`, `PUT /Users/{id}`, `PATCH` with `replace` of `active` (with or without a
 path; Azure's "False" as a string), names and emails; Groups with `displayName eq`, `PATCH`
 `add`/`remove`/`replace` of `members` (Okta's `members[value eq "id"]` path too).
 """
@@ -61,6 +61,7 @@ class UserChange:
     given_name: str | None = None
     family_name: str | None = None
     active: bool | None = None
+    external_id: str | None = None  # "" removes it
 
 
 @dataclass(kw_only=True)
@@ -146,11 +147,14 @@ def _user_attribute(change: UserChange, path: str, value: Any) -> None:
         change.email = _primary_email(value)
     elif name.startswith("emails[") and name.endswith("].value"):
         change.email = _text(value, "emails.value")
+    elif name == "externalid":
+        change.external_id = "" if value is None else _text(value, "externalId")
     # anything else (displayName, title, the enterprise extension...) is not kept here
 
 
 def user_change_from_resource(data: Any) -> UserChange:
-    """The user a POST or PUT describes (userName required)."""
+    """The user a POST or PUT describes (userName required; an externalId it leaves out is
+    kept)."""
     if not isinstance(data, dict):
         raise ScimError(400, "The body must be a SCIM User.", "invalidSyntax")
     change = UserChange(active=True)
@@ -249,10 +253,11 @@ def group_change_from_patch(data: Any) -> GroupChange:
     return change
 
 
-def user_resource(user: Any, *, location: str) -> dict[str, Any]:
+def user_resource(user: Any, *, location: str, external_id: str | None) -> dict[str, Any]:
     resource: dict[str, Any] = {
         "schemas": [USER_SCHEMA],
         "id": str(user.pk),
+        "externalId": external_id or None,
         "userName": user.username,
         "name": {"givenName": user.first_name, "familyName": user.last_name},
         "displayName": user.get_full_name() or user.username,

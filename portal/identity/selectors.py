@@ -6,11 +6,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from portal.access.models import AnyUser
 from portal.access.tokens import api_key_hash
-from portal.identity.models import IdentityProvider, ScimGroup, ScimToken
+from portal.identity.models import (
+    SCIM_ISSUER,
+    ExternalIdentity,
+    IdentityProvider,
+    ScimGroup,
+    ScimToken,
+)
 from portal.identity.oidc import ClientSettings
 from portal.identity.scim import not_found
 from portal.secrets import decrypt
@@ -61,17 +67,38 @@ def scim_token_find(secret: str) -> ScimToken | None:
 
 
 def scim_users(*, field: str | None = None, value: str = "") -> QuerySet[Any]:
-    """The tenant's users as SCIM lists them, optionally where `field` equals `value`
-    (case-insensitively, as SCIM compares userName and emails)."""
-    users = get_user_model().objects.order_by("pk")
-    if field:
+    """The tenant's users as SCIM lists them (each with its externalId link in `scim_links`),
+    optionally where `field` equals `value`: case-insensitively, as SCIM compares userName
+    and emails; `external_id` exactly (it is case-exact)."""
+    users = (
+        get_user_model()
+        .objects.order_by("pk")
+        .prefetch_related(
+            Prefetch(
+                "external_identities",
+                queryset=ExternalIdentity.objects.filter(issuer=SCIM_ISSUER),
+                to_attr="scim_links",
+            )
+        )
+    )
+    if field == "external_id":
+        users = users.filter(
+            external_identities__issuer=SCIM_ISSUER, external_identities__subject=value
+        )
+    elif field:
         users = users.filter(**{f"{field}__iexact": value})
     return users
 
 
+def scim_external_id(user: Any) -> str | None:
+    """The SCIM externalId of a user read through `scim_users` (None when it has none)."""
+    links = user.scim_links
+    return links[0].subject if links else None
+
+
 def scim_user_get(user_id: str) -> Any:
     """The user with this SCIM id; ScimError 404 otherwise."""
-    user = get_user_model().objects.filter(pk=int(user_id)).first() if user_id.isdigit() else None
+    user = scim_users().filter(pk=int(user_id)).first() if user_id.isdigit() else None
     if user is None:
         raise not_found()
     return user

@@ -18,6 +18,7 @@ from portal.access.models import Membership, Role
 from portal.access.services import membership_set
 from portal.access.tokens import LAST_USED_RESOLUTION, api_key_hash, tokens_revoke_all
 from portal.identity.models import (
+    SCIM_ISSUER,
     EventKind,
     EventSource,
     ExternalIdentity,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 # Roles from least to most: the highest a person's groups give wins.
 ROLE_RANK = {role: rank for rank, role in enumerate(Role.values)}
 USERNAME_MAX = 150
+EXTERNAL_ID_MAX = 255  # ExternalIdentity.subject
 # A SCIM token's secret starts with this marker (told apart from API keys, spotted by scanners).
 SCIM_TOKEN_MARKER = "gws_"
 
@@ -338,6 +340,33 @@ def _username_free(username: str, *, user: User | None = None) -> None:
         raise ScimError(400, f"userName has at most {USERNAME_MAX} characters.", "invalidValue")
 
 
+def _external_id_set(user: User, external_id: str | None) -> bool:
+    """Keep `external_id` as the user's SCIM externalId ("" removes it, None leaves it);
+    ScimError 409 when another user has it. True when it changed."""
+    if external_id is None:
+        return False
+    link = ExternalIdentity.objects.filter(user=user, issuer=SCIM_ISSUER).first()
+    if not external_id:
+        if link is not None:
+            link.delete()
+        return link is not None
+    if link is not None and link.subject == external_id:
+        return False
+    if len(external_id) > EXTERNAL_ID_MAX:
+        raise ScimError(
+            400, f"externalId has at most {EXTERNAL_ID_MAX} characters.", "invalidValue"
+        )
+    taken = ExternalIdentity.objects.filter(issuer=SCIM_ISSUER, subject=external_id)
+    if taken.exclude(user=user).exists():
+        raise ScimError(409, f"Another user has the externalId {external_id!r}.", "uniqueness")
+    if link is None:
+        ExternalIdentity.objects.create(user=user, issuer=SCIM_ISSUER, subject=external_id)
+    else:
+        link.subject = external_id
+        link.save(update_fields=["subject"])
+    return True
+
+
 @transaction.atomic
 def scim_user_create(*, change: UserChange) -> User:
     """A user provisioned by the identity provider (no password: they sign in through it)."""
@@ -347,33 +376,79 @@ def scim_user_create(*, change: UserChange) -> User:
     _user_apply(user, change)
     user.set_unusable_password()
     user.save()
+    _external_id_set(user, change.external_id)
     event_record(
-        kind=EventKind.USER_CREATED, source=EventSource.SCIM, user=user, detail="provisioned"
+        kind=EventKind.USER_CREATED,
+        source=EventSource.SCIM,
+        user=user,
+        detail="provisioned" + (f", externalId {change.external_id}" if change.external_id else ""),
     )
     return user
 
 
+def scim_deactivation_check(*, user: User, request: HttpRequest | None = None) -> None:
+    """The one rule of what SCIM may deactivate: never a tenant superuser (the break-glass
+    account that repairs a broken sign-in setting must outlive the provider's mistakes). A
+    refusal is audited, outside any transaction, and is a ScimError 403 that says why."""
+    if not user.is_superuser:
+        return
+    event_record(
+        kind=EventKind.PROVISIONING_REFUSED,
+        source=EventSource.SCIM,
+        user=user,
+        detail="deactivation refused: a superuser of this workspace (break-glass account)",
+        request=request,
+    )
+    raise ScimError(
+        403,
+        f"{user.get_username()} is a superuser of this workspace, the break-glass account "
+        "that repairs sign-in settings: SCIM does not deactivate superusers. Remove the "
+        "superuser status in the console first, or stop assigning this person to the app.",
+    )
+
+
+def scim_user_update(*, user: User, change: UserChange, request: HttpRequest | None = None) -> User:
+    """Apply a provisioning change; `active` false deactivates (`user_deactivate`), unless
+    `scim_deactivation_check` refuses it (then nothing of the change is applied)."""
+    if change.active is False and user.is_active:
+        scim_deactivation_check(user=user, request=request)
+    return _scim_user_apply(user=user, change=change, request=request)
+
+
 @transaction.atomic
-def scim_user_update(*, user: User, change: UserChange) -> User:
-    """Apply a provisioning change; `active` false deactivates (`user_deactivate`)."""
+def _scim_user_apply(*, user: User, change: UserChange, request: HttpRequest | None) -> User:
     if change.username is not None:
         _username_free(change.username, user=user)
     changed = _user_apply(user, change)
     if changed:
         user.save(update_fields=changed)
+    if _external_id_set(user, change.external_id):
+        changed.append(f"externalId {change.external_id or '(removed)'}")
+    if changed:
         event_record(
             kind=EventKind.USER_UPDATED,
             source=EventSource.SCIM,
             user=user,
             detail="changed: " + ", ".join(changed),
+            request=request,
         )
     if change.active is False and user.is_active:
-        user_deactivate(user=user, source=EventSource.SCIM)
+        user_deactivate(user=user, source=EventSource.SCIM, request=request)
     elif change.active is True and not user.is_active:
         user.is_active = True
         user.save(update_fields=["is_active"])
-        event_record(kind=EventKind.USER_REACTIVATED, source=EventSource.SCIM, user=user)
+        event_record(
+            kind=EventKind.USER_REACTIVATED, source=EventSource.SCIM, user=user, request=request
+        )
     return user
+
+
+def scim_user_deprovision(*, user: User, request: HttpRequest | None = None) -> None:
+    """SCIM's DELETE: the account is deactivated (its content stays with the workspace), unless
+    `scim_deactivation_check` refuses it."""
+    if user.is_active:
+        scim_deactivation_check(user=user, request=request)
+        user_deactivate(user=user, source=EventSource.SCIM, request=request)
 
 
 def _scim_roles_sync(users: Iterable[User]) -> None:

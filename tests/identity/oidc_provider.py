@@ -26,6 +26,21 @@ class Provider:
     def issuer(self) -> str:
         return f"{self.base}/o"
 
+    def requests_to(self, marker: str) -> int:
+        """How many requests the provider has served on paths containing `marker`."""
+        counts = requests.get(f"{self.base}/test/requests", timeout=30).json()
+        return sum(count for path, count in counts.items() if marker in path)
+
+    def discovery_requests(self) -> int:
+        return self.requests_to("openid-configuration")
+
+    def jwks_requests(self) -> int:
+        return self.requests_to("jwks")
+
+    def rotate_key(self) -> None:
+        """The provider signs with a new key from now on (the old one published as inactive)."""
+        requests.post(f"{self.base}/test/rotate-key", timeout=30).raise_for_status()
+
 
 @contextmanager
 def provider_process(

@@ -219,7 +219,7 @@ def _id_token(provider: Provider, client_id: str, secret: str) -> str:
     return str(token["id_token"])
 
 
-def test_id_tokens_of_another_provider_or_client_do_not_verify(provider_a, provider_b):
+def test_id_tokens_of_another_provider_or_client_do_not_verify(db, provider_a, provider_b):
     alpha_client = oidc.ClientSettings(
         issuer=provider_a.issuer, client_id="alpha-client", client_secret="alpha-secret"
     )
@@ -367,7 +367,7 @@ def test_a_subject_of_a_former_provider_does_not_sign_in_as_its_person(alpha, pr
     assert ExternalIdentity.objects.get(issuer=provider_a.issuer).user.username == "ann@acme.test"
 
 
-def test_a_token_for_several_audiences_must_name_this_client_as_its_party(monkeypatch):
+def test_a_token_for_several_audiences_must_name_this_client_as_its_party(db, monkeypatch):
     """No provider here issues such tokens: signed with a key of the test's own."""
     from joserfc import jwt
     from joserfc.jwk import RSAKey
@@ -391,3 +391,74 @@ def test_a_token_for_several_audiences_must_name_this_client_as_its_party(monkey
             client, id_token=token(aud=["mine", "api"], azp="api"), nonce="n", metadata=metadata
         )
     assert refused.value.reason == "bad_claim_azp"
+
+
+def test_discovery_and_keys_are_fetched_once_for_several_sign_ins(alpha, provider_a):
+    """Counted at the provider: without the cache each sign-in reads discovery twice (start
+    and callback) and the keys once."""
+    configure(provider_a)
+    discovery, jwks = provider_a.discovery_requests(), provider_a.jwks_requests()
+
+    first, _ = sign_in(alpha.client())
+    second, _ = sign_in(alpha.client(), "bob")
+
+    assert first.status_code == 302 and second.status_code == 302
+    assert provider_a.discovery_requests() - discovery == 1
+    assert provider_a.jwks_requests() - jwks == 1
+
+
+def test_a_rotated_signing_key_still_signs_in(alpha, provider_a):
+    configure(provider_a)
+    assert sign_in(alpha.client())[0].status_code == 302  # the old key is cached now
+    provider_a.rotate_key()
+    discovery, jwks = provider_a.discovery_requests(), provider_a.jwks_requests()
+
+    response, _ = sign_in(alpha.client())
+
+    assert response.status_code == 302
+    # the token's new kid is not among the cached keys: they are read again, once
+    assert provider_a.jwks_requests() - jwks == 1
+    assert provider_a.discovery_requests() - discovery == 0
+
+
+def test_a_kid_the_provider_does_not_publish_is_refused_after_one_refetch(db, monkeypatch):
+    """A token signed by a key the issuer never published: the keys are read again once (it
+    could be a rotation), then the token is refused."""
+    from joserfc import jwt
+    from joserfc.jwk import RSAKey
+
+    published = RSAKey.generate_key(2048, parameters={"kid": "k1"})
+    stranger = RSAKey.generate_key(2048, parameters={"kid": "k2"})
+    fetched: list[str] = []
+
+    def get_json(url: str, what: str) -> dict:
+        fetched.append(url)
+        return {"keys": [published.as_dict(private=False)]}
+
+    monkeypatch.setattr(oidc, "_get_json", get_json)
+    client = oidc.ClientSettings(issuer="https://idp.test", client_id="mine", client_secret="s")
+    now = int(time.time())
+    claims = {"iss": "https://idp.test", "sub": "1", "aud": "mine", "iat": now, "exp": now + 60}
+    metadata = {"jwks_uri": "https://idp.test/jwks"}
+
+    def token(key: RSAKey) -> str:
+        return jwt.encode({"alg": "RS256", "kid": key.kid}, {**claims, "nonce": "n"}, key)
+
+    assert oidc.id_token_verify(client, id_token=token(published), nonce="n", metadata=metadata)
+    assert oidc.id_token_verify(client, id_token=token(published), nonce="n", metadata=metadata)
+    assert len(fetched) == 1
+    with pytest.raises(oidc.SignInError) as refused:
+        oidc.id_token_verify(client, id_token=token(stranger), nonce="n", metadata=metadata)
+    assert refused.value.reason == "bad_signature"
+    assert len(fetched) == 2
+
+
+def test_with_no_cache_time_every_sign_in_reads_the_discovery(alpha, provider_a, settings):
+    settings.OIDC_METADATA_CACHE_SECONDS = 0
+    configure(provider_a)
+    discovery = provider_a.discovery_requests()
+
+    response, _ = sign_in(alpha.client())
+
+    assert response.status_code == 302
+    assert provider_a.discovery_requests() - discovery == 2  # start and callback

@@ -254,3 +254,118 @@ def test_a_superuser_creates_the_scim_token_in_the_console_and_sees_it_once(alph
         == 401
     )
     assert secret not in client.get("/admin/identity/scimtoken/").content.decode()
+
+
+ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
+
+
+def test_scim_is_throttled_per_token_with_a_scim_error_and_retry_after(alpha, scim, settings):
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**rates, "scim": "2/min"},
+    }
+    assert [scim.get("/scim/v2/Users").status_code for _ in range(2)] == [200, 200]
+
+    refused = send(scim, "post", "/Users", OKTA_USER)
+
+    assert refused.status_code == 429
+    assert refused["Content-Type"].startswith(SCIM)
+    assert refused.json()["schemas"] == [ERROR_SCHEMA]
+    assert refused.json()["status"] == "429"
+    assert 0 < int(refused["Retry-After"]) <= 60
+    assert not get_user_model().objects.filter(username="eve@acme.test").exists()
+    # counted per token, not per address: the provider's other servers share the budget
+    elsewhere = alpha.client(HTTP_AUTHORIZATION=f"Bearer {scim.secret}", REMOTE_ADDR="10.9.9.9")
+    assert elsewhere.get("/scim/v2/Users").status_code == 429
+    # and a person's API calls are not counted against it
+    person = make_user(alpha, "kim")
+    assert (
+        alpha.client(HTTP_AUTHORIZATION=f"Token {token_for(alpha, person)}")
+        .get("/api/auth/me")
+        .status_code
+        == 200
+    )
+
+
+def test_azure_external_id_is_stored_returned_and_filtered(alpha, scim):
+    created = send(scim, "post", "/Users", {**OKTA_USER, "externalId": "5f1e-azure-object"})
+    assert created.status_code == 201, created.content
+    user_id = created.json()["id"]
+    assert created.json()["externalId"] == "5f1e-azure-object"
+
+    found = scim.get("/scim/v2/Users", {"filter": 'externalId eq "5f1e-azure-object"'}).json()
+    assert found["totalResults"] == 1
+    assert found["Resources"][0]["id"] == user_id
+    assert found["Resources"][0]["externalId"] == "5f1e-azure-object"
+    # externalId is case-exact (RFC 7643)
+    assert (
+        scim.get("/scim/v2/Users", {"filter": 'externalId eq "5F1E-AZURE-OBJECT"'}).json()[
+            "totalResults"
+        ]
+        == 0
+    )
+
+    # Azure replaces it with a path
+    changed = send(
+        scim,
+        "patch",
+        f"/Users/{user_id}",
+        {
+            "schemas": [PATCH_OP],
+            "Operations": [{"op": "Replace", "path": "externalId", "value": "new-object"}],
+        },
+    )
+    assert changed.status_code == 200 and changed.json()["externalId"] == "new-object"
+    assert scim.get(f"/scim/v2/Users/{user_id}").json()["externalId"] == "new-object"
+    assert (
+        scim.get("/scim/v2/Users", {"filter": 'externalId eq "5f1e-azure-object"'}).json()[
+            "totalResults"
+        ]
+        == 0
+    )
+    # another user cannot take the same externalId
+    taken = send(
+        scim, "post", "/Users", {"userName": "other@acme.test", "externalId": "new-object"}
+    )
+    assert (taken.status_code, taken.json()["scimType"]) == (409, "uniqueness")
+    assert not get_user_model().objects.filter(username="other@acme.test").exists()
+    # a user the provider never gave one has none
+    plain = make_user(alpha, "lou")
+    assert scim.get(f"/scim/v2/Users/{plain.pk}").json().get("externalId") is None
+
+
+def test_scim_does_not_deactivate_a_tenant_superuser(alpha, scim):
+    root = make_user(alpha, "root", superuser=True)
+    browser = alpha.client()
+    browser.force_login(root)
+    deactivations = [
+        (
+            "patch",
+            {
+                "schemas": [PATCH_OP],
+                "Operations": [
+                    {"op": "replace", "path": "name.givenName", "value": "Changed"},
+                    {"op": "replace", "value": {"active": False}},
+                ],
+            },
+        ),
+        ("put", {"userName": "root", "active": "False"}),
+        ("delete", None),
+    ]
+
+    for method, body in deactivations:
+        response = send(scim, method, f"/Users/{root.pk}", body)
+
+        assert response.status_code == 403, (method, response.content)
+        assert response.json()["schemas"] == [ERROR_SCHEMA]
+        assert response.json()["status"] == "403"
+        assert "superuser" in response.json()["detail"]
+
+    root.refresh_from_db()
+    assert root.is_active and root.first_name != "Changed"  # nothing of the request applied
+    assert browser.get("/api/auth/me").status_code == 200
+    refusals = IdentityEvent.objects.filter(kind=EventKind.PROVISIONING_REFUSED, user=root)
+    assert refusals.count() == 3
+    assert "superuser" in refusals.first().detail
+    assert not IdentityEvent.objects.filter(kind=EventKind.USER_DEACTIVATED).exists()

@@ -24,6 +24,7 @@ INSTALLED_APPS = [
     "oauth2_provider",
 ]
 MIDDLEWARE = [
+    "tests.identity.provider.urls.count_requests",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
 ]
