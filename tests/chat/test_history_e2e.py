@@ -18,10 +18,24 @@ from portal.access.services import project_ensure
 from tests.conftest import make_user
 
 KEY = "asof"
+OLDEST = """---
+type: decision
+status: superseded
+slug: jobs-beanstalk
+superseded_by: [jobs-rabbitmq]
+---
+
+# Background jobs on Beanstalkd
+
+- **Decided:** 20 May 2014
+
+Our message queue for background jobs is Beanstalkd, on one server.
+"""
 OLD = """---
 type: decision
 status: superseded
 slug: jobs-rabbitmq
+supersedes: [jobs-beanstalk]
 superseded_by: [jobs-kafka]
 ---
 
@@ -54,6 +68,8 @@ def world(alpha, settings):
     settings.CHAT = {**settings.CHAT, "PROVIDER": "extractive", "GROUNDING_MIN_COSINE": 0.0}
     settings.KB = {**settings.KB, "MIN_SIMILARITY": 0.0}
     project = project_ensure(key=KEY)
+    oldest = document_ingest(project=project, source_path="oldest.md", content=OLDEST).document
+    assert oldest is not None
     old = document_ingest(project=project, source_path="old.md", content=OLD).document
     new = document_ingest(project=project, source_path="new.md", content=NEW).document
     assert old is not None and new is not None
@@ -99,3 +115,19 @@ def test_a_record_without_a_stated_date_starts_when_its_history_says_it_was_acce
     assert starts[world["old"].pk] == dt.date(2019, 4, 2)
     assert starts[world["new"].pk] == dt.date(2025, 2, 14)
     assert starts[undated.pk] == timezone.localdate()
+
+
+def test_each_date_of_a_chain_of_three_records_finds_the_record_of_its_time(world):
+    first = ask(world, "Which message queue did we use for background jobs in 2016?")
+    assert first.startswith(
+        "In 2016, Background jobs on Beanstalkd was in force (from 20 May 2014); "
+        "Background jobs on RabbitMQ replaced it on 2 April 2019"
+    ), first
+    assert "Beanstalkd, on one server" in first
+    middle = ask(world, "Which message queue did we use for background jobs in March 2024?")
+    assert middle.startswith("In March 2024, Background jobs on RabbitMQ was in force"), middle
+    latest = ask(world, "Which message queue did we use for background jobs in 2025?")
+    assert latest.startswith(
+        "In 2025, Background jobs on Kafka was in force (since 14 February 2025)"
+    ), latest
+    assert "Kafka, on three brokers" in latest
