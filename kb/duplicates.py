@@ -68,18 +68,27 @@ def bands(values: Sequence[int]) -> list[int]:
     return out
 
 
+def similarities(signature: Sequence[int], others: Sequence[Sequence[int]]) -> list[float]:
+    """The estimated Jaccard similarity of one signature with each of `others`: the share of
+    equal MinHash values, as datasketch estimates it (0.0 where either is missing). One numpy
+    comparison for all of them: a project of look-alike documents (notes from one template)
+    makes every document a candidate of every other."""
+    import numpy as np
+
+    out = [0.0] * len(others)
+    complete = [i for i, other in enumerate(others) if len(other) == NUM_PERM]
+    if len(signature) != NUM_PERM or not complete:
+        return out
+    matrix = np.asarray([others[i] for i in complete], dtype=np.int64)
+    shares = (matrix == np.asarray(signature, dtype=np.int64)).mean(axis=1)
+    for i, share in zip(complete, shares, strict=True):
+        out[i] = float(share)
+    return out
+
+
 def similarity(first: Sequence[int], second: Sequence[int]) -> float:
     """The estimated Jaccard similarity of two signatures (0.0 when either is missing)."""
-    if len(first) != NUM_PERM or len(second) != NUM_PERM:
-        return 0.0
-    import numpy as np
-    from datasketch import MinHash
-
-    one, other = (
-        MinHash(num_perm=NUM_PERM, seed=SEED, scheme=SCHEME, hashvalues=np.array(values, np.uint32))
-        for values in (first, second)
-    )
-    return float(one.jaccard(other))
+    return similarities(first, [second])[0]
 
 
 @dataclass(frozen=True, kw_only=True)

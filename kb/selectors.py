@@ -20,6 +20,7 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 
@@ -387,11 +388,16 @@ def _near_pairs(rows: list[tuple[int, int, list[int]]]) -> list[tuple[int, int]]
     involved = {document_id for pair in candidates for document_id in pair}
     signatures = dict(Document.objects.filter(pk__in=involved).values_list("pk", "minhash"))
     limit = duplicates.threshold()
-    return sorted(
-        (first, second)
-        for first, second in candidates
-        if duplicates.similarity(signatures[first], signatures[second]) >= limit
-    )
+    by_first: dict[int, list[int]] = {}
+    for first, second in candidates:
+        by_first.setdefault(first, []).append(second)
+    near = []
+    for first, seconds in by_first.items():
+        shares = duplicates.similarities(signatures[first], [signatures[s] for s in seconds])
+        near.extend(
+            (first, second) for second, share in zip(seconds, shares, strict=True) if share >= limit
+        )
+    return sorted(near)
 
 
 def _candidate(document: Document) -> duplicates.Candidate:
@@ -450,13 +456,25 @@ def document_near_duplicates(*, document: Document) -> list[tuple[Document, floa
     if not document.minhash_bands:
         return []
     limit = duplicates.threshold()
-    found = [
-        (other, duplicates.similarity(document.minhash, other.minhash))
-        for other in Document.objects.alive()
+    if len(document.minhash) != duplicates.NUM_PERM:
+        return []
+    # duplicates.similarity, computed where the signatures are (a project of look-alike
+    # documents makes every one a candidate: their signatures need not travel)
+    share = RawSQL(
+        "(SELECT count(*) FROM unnest(kb_document.minhash, %s::bigint[]) AS pair(mine, theirs)"
+        " WHERE mine = theirs)::float / %s",
+        (list(document.minhash), duplicates.NUM_PERM),
+    )
+    near = dict(
+        Document.objects.alive()
         .filter(project_id=document.project_id, minhash_bands__overlap=document.minhash_bands)
         .exclude(pk=document.pk)
-    ]
+        .annotate(share=share)
+        .filter(share__gte=limit)
+        .values_list("pk", "share")
+    )
+    others = Document.objects.in_bulk(list(near))
     return sorted(
-        ((other, value) for other, value in found if value >= limit),
+        ((others[pk], share) for pk, share in near.items() if pk in others),
         key=lambda item: (-item[1], item[0].pk),
     )
