@@ -391,7 +391,7 @@ def _near_pairs(rows: list[tuple[int, int, list[int]]]) -> list[tuple[int, int]]
     by_first: dict[int, list[int]] = {}
     for first, second in candidates:
         by_first.setdefault(first, []).append(second)
-    near = []
+    near: list[tuple[int, int]] = []
     for first, seconds in by_first.items():
         shares = duplicates.similarities(signatures[first], [signatures[s] for s in seconds])
         near.extend(
