@@ -3,18 +3,12 @@ requeues the job and finishes it. Real processes against a separate embedded Pos
 
 from __future__ import annotations
 
-import shutil
 import signal
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
-from portal.embedded_db import stop_embedded_server
-from tests.security.test_faults import ROOT, SETUP, run_django, subprocess_env
+from tests.security.test_faults import fault_database, run_django, start_worker
 
 pytestmark = pytest.mark.real_model
 
@@ -64,29 +58,9 @@ print(json.dumps(state))
 
 @pytest.fixture(scope="module")
 def fault_db():
-    """A throwaway embedded server with the `faults` tenant, in a folder of our own (a
-    concurrent pytest session resets pytest-of-<user> to mode 0700, locking the server's OS
-    user out of a data folder under pytest's basetemp)."""
-    import pgserver
-
-    folder = Path(tempfile.mkdtemp(prefix="gw-worker-fault-"))
-    data_dir = folder / "pg"
-    server = pgserver.get_server(str(data_dir), cleanup_mode=None)
-    env = subprocess_env(data_dir, server.get_uri())
-    run_django(SETUP, env)
-    yield env
-    stop_embedded_server(data_dir)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def _worker(env: dict[str, str], *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "kb_worker", *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    """A throwaway embedded server with the `faults` tenant (tests.security.test_faults)."""
+    with fault_database("gw-worker-fault-") as (env, _, _folder):
+        yield env
 
 
 def test_a_worker_killed_mid_job_leaves_no_half_document_and_the_job_completes(fault_db):
@@ -97,7 +71,7 @@ def test_a_worker_killed_mid_job_leaves_no_half_document_and_the_job_completes(f
     env["FAULT_JOB"] = str(queued["job"])
     assert queued["chunks"] > 40
 
-    worker = _worker(env)
+    worker = start_worker(env)
     deadline = time.monotonic() + 240
     state: dict = {}
     while time.monotonic() < deadline:
@@ -116,7 +90,7 @@ def test_a_worker_killed_mid_job_leaves_no_half_document_and_the_job_completes(f
     assert killed["task"] == "RUNNING" and killed["job"] == "embedding", killed
     assert (killed["documents"], killed["chunks"]) == (0, 0)  # nothing half-written
 
-    rerun = _worker(env, "--batch")  # requeues the dead worker's job, runs it, exits
+    rerun = start_worker(env, "--batch")  # requeues the dead worker's job, runs it, exits
     _, stderr = rerun.communicate(timeout=600)
     assert rerun.returncode == 0, stderr.decode()[-2000:]
     assert "its worker" in stderr.decode()  # it said why the job was requeued

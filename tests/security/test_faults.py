@@ -12,6 +12,8 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -127,25 +129,44 @@ def run_django(script: str, env: dict[str, str]) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="module")
-def fault_db():
-    """A throwaway embedded server with one migrated tenant, `faults`.
+@contextmanager
+def fault_database(prefix: str) -> Iterator[tuple[dict[str, str], dict, Path]]:
+    """A throwaway embedded server with one migrated tenant, `faults`: (the environment of
+    a process using it, what SETUP printed, a folder of its own for the test's files).
 
-    This process owns the server for the whole module (the steps only connect to it), so
-    a killed client can never take it down or leave it half-attached.
+    This process owns the server throughout (the steps only connect to it), so a killed
+    client can never take it down or leave it half-attached. Not under pytest's basetemp: a
+    concurrent pytest session resets pytest-of-<user> to mode 0700, after which the server's
+    own OS user (pgserver, when run as root) cannot stop it.
     """
     import pgserver
 
-    # not under pytest's basetemp: a concurrent pytest session resets pytest-of-<user> to mode
-    # 0700, after which the server's own OS user (pgserver, when run as root) cannot stop it
-    folder = Path(tempfile.mkdtemp(prefix="gw-faultdb-"))
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
     data_dir = folder / "pg"
     server = pgserver.get_server(str(data_dir), cleanup_mode=None)
     env = subprocess_env(data_dir, server.get_uri())
-    token = run_django(SETUP, env)["token"]
-    yield env, token
-    stop_embedded_server(data_dir)
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        yield env, run_django(SETUP, env), folder
+    finally:
+        stop_embedded_server(data_dir)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def start_worker(env: dict[str, str], *args: str) -> subprocess.Popen:
+    """`manage.py kb_worker` as a process of its own against the fault database."""
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "kb_worker", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.fixture(scope="module")
+def fault_db():
+    with fault_database("gw-faultdb-") as (env, setup, _):
+        yield env, setup["token"]
 
 
 def test_the_request_after_a_database_restart_succeeds(fault_db):

@@ -4,18 +4,12 @@ Real processes against a separate embedded PostgreSQL, on a real Git repository.
 
 from __future__ import annotations
 
-import shutil
 import signal
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
-from portal.embedded_db import stop_embedded_server
-from tests.security.test_faults import ROOT, SETUP, run_django, subprocess_env
+from tests.security.test_faults import fault_database, run_django, start_worker
 from tests.sources.conftest import Repo
 
 pytestmark = pytest.mark.real_model
@@ -54,27 +48,9 @@ with schema_context("faults"):
 
 @pytest.fixture(scope="module")
 def fault_db():
-    """A throwaway embedded server with the `faults` tenant (see tests/kb/test_worker_faults)."""
-    import pgserver
-
-    folder = Path(tempfile.mkdtemp(prefix="gw-sync-fault-"))
-    data_dir = folder / "pg"
-    server = pgserver.get_server(str(data_dir), cleanup_mode=None)
-    env = subprocess_env(data_dir, server.get_uri())
-    run_django(SETUP, env)
-    yield env, folder
-    stop_embedded_server(data_dir)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def _worker(env: dict[str, str], *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "kb_worker", *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    """A throwaway embedded server with the `faults` tenant (tests.security.test_faults)."""
+    with fault_database("gw-sync-fault-") as (env, _, folder):
+        yield env, folder
 
 
 def test_a_sync_killed_midway_finishes_on_the_next_worker_with_every_file_once(fault_db):
@@ -95,7 +71,7 @@ def test_a_sync_killed_midway_finishes_on_the_next_worker_with_every_file_once(f
     }
     env["FAULT_SOURCE"] = str(run_django(ADD_SOURCE, env)["source"])  # its first sync queued
 
-    worker = _worker(env)
+    worker = start_worker(env)
     deadline = time.monotonic() + 300
     state: dict = {}
     while time.monotonic() < deadline:
@@ -114,7 +90,7 @@ def test_a_sync_killed_midway_finishes_on_the_next_worker_with_every_file_once(f
     assert killed["state"] == "running" and killed["cursor"] == "", killed
     assert 0 < killed["documents"] < FILES
 
-    rerun = _worker(env, "--batch")  # requeues the dead worker's sync, runs it, exits
+    rerun = start_worker(env, "--batch")  # requeues the dead worker's sync, runs it, exits
     _, stderr = rerun.communicate(timeout=600)
     assert rerun.returncode == 0, stderr.decode()[-2000:]
 
