@@ -395,6 +395,22 @@ class ChunkTerm(models.Model):
         return f"{self.lexeme}@{self.chunk_id}"
 
 
+class TermBound(models.Model):
+    """The highest weight any posting of a lexeme has had: the keyword arm's per-term upper
+    bound for top-k pruning (MaxScore: a chunk holding only terms whose bounds sum below the
+    k-th best score found so far cannot reach the top k, so those terms' postings are never
+    read). Raised by the same triggers that write the postings (migration kb 0011), never
+    lowered: a bound above the true maximum only prunes less, one below would lose results
+    (kb.postings checks and repairs that).
+    """
+
+    lexeme = models.TextField(primary_key=True)
+    max_weight = RealField()
+
+    def __str__(self) -> str:
+        return f"{self.lexeme} <= {self.max_weight}"
+
+
 def chunk_hnsw_index() -> HnswIndex:
     """The chunk table's HNSW index as the model declares it: its name and build parameters."""
     return next(index for index in Chunk._meta.indexes if isinstance(index, HnswIndex))

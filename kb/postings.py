@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-from kb.models import Chunk, ChunkTerm
+from kb.models import Chunk, ChunkTerm, TermBound
 
 TRIGGERS = (
     "kb_chunkterm_insert",
@@ -28,6 +28,17 @@ _EXPECTED = """
     SELECT r.id AS chunk_id, r.document_id,
            ts_rank(r.search_vector, kb_lexeme_query(u.lexeme), 1) AS weight, u.lexeme
     FROM {chunk} r CROSS JOIN LATERAL unnest(r.search_vector) u
+"""
+
+
+# Lexemes whose stored bound (kb_termbound) is missing or below their postings' highest
+# weight, with that weight. A bound above it is fine: the triggers never lower one.
+_LOW_BOUNDS = f"""
+    SELECT m.lexeme, m.weight FROM (
+        SELECT lexeme, max(weight) AS weight FROM {ChunkTerm._meta.db_table} GROUP BY lexeme
+    ) m
+    LEFT JOIN {TermBound._meta.db_table} b ON b.lexeme = m.lexeme
+    WHERE b.max_weight IS NULL OR b.max_weight < m.weight
 """
 
 
@@ -46,6 +57,7 @@ class PostingsError(Exception):
 class PostingsState:
     stored: int
     expected: int  # lexemes over every chunk's tsvector
+    low_bounds: int  # lexemes whose kb_termbound bound is below one of their postings' weights
     missing_triggers: tuple[str, ...]
     disabled_triggers: tuple[str, ...]
 
@@ -58,6 +70,11 @@ class PostingsState:
             out.append(
                 f"triggers disabled on kb_chunk: {', '.join(self.disabled_triggers)} "
                 "(kb_postings_repair enables them)"
+            )
+        if self.low_bounds:
+            out.append(
+                f"{self.low_bounds} terms have an upper bound below one of their postings' "
+                "weights: pruned keyword searches can miss chunks until kb_postings_repair runs"
             )
         if self.stored != self.expected:
             out.append(
@@ -90,10 +107,13 @@ def postings_state() -> PostingsState:
             f"(SELECT coalesce(sum(length(search_vector)), 0) FROM {Chunk._meta.db_table})"
         )
         stored, expected = cursor.fetchone()
+        cursor.execute(f"SELECT count(*) FROM ({_LOW_BOUNDS}) low")
+        (low_bounds,) = cursor.fetchone()
         missing, disabled = _trigger_states(cursor)
     return PostingsState(
         stored=stored,
         expected=int(expected),
+        low_bounds=low_bounds,
         missing_triggers=missing,
         disabled_triggers=disabled,
     )
@@ -103,6 +123,7 @@ def postings_state() -> PostingsState:
 class PostingsRepair:
     removed: int
     added: int
+    raised_bounds: int
     enabled_triggers: tuple[str, ...]
 
 
@@ -142,4 +163,14 @@ def postings_repair() -> PostingsRepair:
             """
         )
         added = cursor.rowcount
-    return PostingsRepair(removed=removed, added=added, enabled_triggers=disabled)
+        cursor.execute(
+            f"""
+            INSERT INTO {TermBound._meta.db_table} AS b (lexeme, max_weight)
+            SELECT lexeme, weight FROM ({_LOW_BOUNDS}) low
+            ON CONFLICT (lexeme) DO UPDATE SET max_weight = excluded.max_weight
+            """
+        )
+        raised = cursor.rowcount
+    return PostingsRepair(
+        removed=removed, added=added, raised_bounds=raised, enabled_triggers=disabled
+    )

@@ -14,8 +14,10 @@ from contextlib import nullcontext
 from django.db import DatabaseError, DataError, connection, transaction
 
 from kb.embeddings.exceptions import EmbeddingSpaceChanged
+from kb.retrieval import pruning
 from kb.retrieval.exceptions import KeywordArmError
 from kb.retrieval.frequencies import document_frequencies, marker_sql
+from kb.retrieval.pruning import SCORE_SCALE
 from kb.retrieval.sql import (
     COLUMNS,
     SERIAL,
@@ -103,8 +105,38 @@ NESTED_LOOP_MAX_MATCHES = 2000
 # scan costs about an eighth of a probe.
 COMMON_SCAN_PER_PROBE = 8
 # One term's weight in a chunk is ts_rank(search_vector, term, 1), stored with the posting
-# (kb.models.ChunkTerm); a chunk's score is the IDF-weighted sum over the query terms.
+# (kb.models.ChunkTerm); a chunk's score is the IDF-weighted sum over the query terms, each
+# term's part rounded to an integer of 1e-9 points (pruning.SCORE_SCALE) so that every
+# statement adds up the same score whatever order it sums in.
 _TERMS_SQL = "unnest(%s::text[], %s::float8[]) AS q(lexeme, idf)"
+_PART = "round(q.idf * t.weight)"
+
+
+def _probe_sql(term_table: str, chunk: str) -> str:
+    """The summed parts of some terms (2 params: lexemes, scaled idfs) in the chunk `chunk`,
+    one probe of the postings' key per term; 0 when it holds none."""
+    return (
+        f"coalesce((SELECT sum({_PART}) FROM {_TERMS_SQL} "
+        f"JOIN {term_table} t ON t.lexeme = q.lexeme AND t.chunk_id = {chunk}), 0)"
+    )
+
+
+def _select_hits(vector: Sequence[float] | None) -> tuple[str, list]:
+    """The statement's last SELECT: the candidate columns of the chunks of the CTE `hits`
+    (id, keyword_score), best first; and its parameters (the query vector)."""
+    t = tables()
+    cosine_sql = "1 - (c.embedding <=> %s::vector)" if vector is not None else "NULL"
+    return (
+        f"""
+        SELECT {COLUMNS}, {cosine_sql} AS cosine, h.keyword_score / {SCORE_SCALE}::float8
+        FROM hits h
+        JOIN {t["chunk"]} c ON c.id = h.id
+        JOIN {t["document"]} d ON d.id = c.document_id
+        JOIN {t["project"]} p ON p.id = d.project_id
+        ORDER BY h.keyword_score DESC, c.id
+        """,
+        [vector_literal(vector)] if vector is not None else [],
+    )
 
 
 def keyword_arm(
@@ -114,13 +146,16 @@ def keyword_arm(
     k: int,
     language: str,
     vector: Sequence[float] | None = None,
+    prune: bool = True,
 ) -> list[Candidate]:
     """The k best full-text matches among the visible chunks, OR-semantics, IDF-weighted.
 
     plainto_tsquery ANDs every term, which returns nothing for a long natural-language
     question; here any query lexeme may match, each weighted by its IDF times ts_rank's
     saturating, length-normalised term frequency (a BM25-like score). The terms' postings
-    come from kb_chunkterm's primary key alone, weights included. Inside a caller's
+    come from kb_chunkterm's primary key alone, weights included. A query with many
+    postings to read is pruned (`kb.retrieval.pruning`: the same top k, fewer postings);
+    `prune=False` scores every posting (the tests' reference). Inside a caller's
     transaction it runs in a savepoint: any database error (e.g. an unknown text-search
     configuration) raises KeywordArmError and leaves the surrounding transaction usable.
     """
@@ -142,7 +177,7 @@ def keyword_arm(
             if not lexemes:
                 return []
             total, frequencies = document_frequencies(cursor, lexemes, (highest, lowest))
-            idfs = {lex: idf(total, frequencies.get(lex, 0)) for lex in lexemes}
+            scaled = {lex: idf(total, frequencies.get(lex, 0)) * SCORE_SCALE for lex in lexemes}
             present = sorted(
                 (lex for lex in lexemes if frequencies.get(lex, 0) > 0),
                 key=lambda lex: frequencies[lex],
@@ -162,58 +197,162 @@ def keyword_arm(
             probe = common_postings > COMMON_SCAN_PER_PROBE * candidate_count * len(common)
             probed = common if probe else []
             read = [lex for lex in present if lex not in probed]
-            common_sql, common_params = "0", []
-            if probed:
-                common_sql = (
-                    f"coalesce((SELECT sum(q.idf * t.weight) FROM {_TERMS_SQL} "
-                    f"JOIN {t['term']} t ON t.lexeme = q.lexeme AND t.chunk_id = m.id), 0)"
-                )
-                common_params = [probed, [idfs[lex] for lex in probed]]
-            cosine_sql = "1 - (c.embedding <=> %s::vector)" if vector is not None else "NULL"
-            cosine_params = [vector_literal(vector)] if vector is not None else []
             local = dict(SERIAL)
             if candidate_count <= NESTED_LOOP_MAX_MATCHES:
                 local["enable_hashjoin"] = "off"
-            rows = fetch_with_settings(
-                cursor,
-                local,
-                f"""
-                WITH matched AS (
-                    SELECT t.chunk_id AS id, t.document_id, sum(q.idf * t.weight) AS score
-                    FROM unnest(%s::text[], %s::float8[], %s::bool[]) AS q(lexeme, idf, selects)
-                    JOIN {t["term"]} t ON t.lexeme = q.lexeme
-                    GROUP BY t.chunk_id, t.document_id
-                    HAVING bool_or(q.selects)
-                ),
-                hits AS MATERIALIZED (
-                    SELECT s.id, s.keyword_score FROM (
-                        SELECT m.id, m.document_id, m.score + {common_sql} AS keyword_score
-                        FROM matched m
-                        ORDER BY keyword_score DESC, m.id OFFSET 0
-                    ) s
-                    WHERE s.document_id IN ({scope.sql})
-                    ORDER BY s.keyword_score DESC, s.id
-                    LIMIT %s
+            rows = None
+            if prune and pruning.worth_pruning(frequencies, read):
+                rows = _pruned(
+                    cursor,
+                    local,
+                    present=present,
+                    matching=matching,
+                    frequencies=frequencies,
+                    scaled=scaled,
+                    scope=scope,
+                    k=k,
+                    vector=vector,
                 )
-                SELECT {COLUMNS}, {cosine_sql} AS cosine, h.keyword_score
-                FROM hits h
-                JOIN {t["chunk"]} c ON c.id = h.id
-                JOIN {t["document"]} d ON d.id = c.document_id
-                JOIN {t["project"]} p ON p.id = d.project_id
-                ORDER BY h.keyword_score DESC, c.id
-                """,
-                (
-                    read,
-                    [idfs[lex] for lex in read],
-                    [lex in matching for lex in read],
-                    *common_params,
-                    *scope.params,
-                    k,
-                    *cosine_params,
-                ),
-            )
+            if rows is None:
+                common_sql, common_params = "0", []
+                if probed:
+                    common_sql = _probe_sql(t["term"], "m.id")
+                    common_params = [probed, [scaled[lex] for lex in probed]]
+                final, final_params = _select_hits(vector)
+                rows = fetch_with_settings(
+                    cursor,
+                    local,
+                    f"""
+                    WITH matched AS (
+                        SELECT t.chunk_id AS id, t.document_id, sum({_PART}) AS score
+                        FROM unnest(%s::text[], %s::float8[], %s::bool[])
+                            AS q(lexeme, idf, selects)
+                        JOIN {t["term"]} t ON t.lexeme = q.lexeme
+                        GROUP BY t.chunk_id, t.document_id
+                        HAVING bool_or(q.selects)
+                    ),
+                    hits AS MATERIALIZED (
+                        SELECT s.id, s.keyword_score FROM (
+                            SELECT m.id, m.document_id, m.score + {common_sql} AS keyword_score
+                            FROM matched m
+                            ORDER BY keyword_score DESC, m.id OFFSET 0
+                        ) s
+                        WHERE s.document_id IN ({scope.sql})
+                        ORDER BY s.keyword_score DESC, s.id
+                        LIMIT %s
+                    )
+                    {final}
+                    """,
+                    (
+                        read,
+                        [scaled[lex] for lex in read],
+                        [lex in matching for lex in read],
+                        *common_params,
+                        *scope.params,
+                        k,
+                        *final_params,
+                    ),
+                )
     except DatabaseError as exc:
         if space_changed(exc):  # not a keyword failure: the whole search is redone
             raise EmbeddingSpaceChanged(str(exc)) from exc
         raise KeywordArmError(str(exc).strip().splitlines()[0] if str(exc) else "error") from exc
     return candidates(rows, arm="keyword")
+
+
+def _pruned(
+    cursor,
+    local: dict[str, str],
+    *,
+    present: list[str],
+    matching: list[str],
+    frequencies: dict[str, int],
+    scaled: dict[str, float],
+    scope: Scope,
+    k: int,
+    vector: Sequence[float] | None,
+) -> list[tuple] | None:
+    """The keyword arm's rows by MaxScore pruning (kb.retrieval.pruning), or None when the
+    query cannot be pruned (then the exhaustive statement runs).
+
+    Round 1: the rarest selecting terms' postings give the k visible chunks with the best
+    partial scores; their exact scores (every term probed) set theta, a score at least k
+    visible chunks reach. Round 2 reads only the essential terms' postings, keeps the chunks
+    whose essential part plus the pruned terms' bounds reach theta, and probes the pruned
+    terms for those. Same scores as the exhaustive statement, so the same top k.
+    """
+    t = tables()
+    all_sql = _probe_sql(t["term"], "r.chunk_id")
+    first = pruning.first_round_terms(matching, frequencies)
+    cursor.execute(
+        f"""
+        WITH part AS (
+            SELECT t.chunk_id, t.document_id, sum({_PART}) AS partial
+            FROM {_TERMS_SQL} JOIN {t["term"]} t ON t.lexeme = q.lexeme
+            GROUP BY t.chunk_id, t.document_id
+        ),
+        r AS MATERIALIZED (
+            SELECT p.chunk_id FROM part p WHERE p.document_id IN ({scope.sql})
+            ORDER BY p.partial DESC, p.chunk_id LIMIT %s
+        )
+        SELECT NULL, {all_sql} FROM r
+        UNION ALL
+        SELECT q.lexeme, round(q.idf * b.max_weight) FROM {_TERMS_SQL}
+        LEFT JOIN {t["bound"]} b ON b.lexeme = q.lexeme
+        """,
+        [
+            first,
+            [scaled[lex] for lex in first],
+            *scope.params,
+            k,
+            present,
+            [scaled[lex] for lex in present],
+            present,
+            [scaled[lex] for lex in present],
+        ],
+    )
+    rows = cursor.fetchall()
+    exact = [value for lexeme, value in rows if lexeme is None]
+    bounds = {lexeme: value for lexeme, value in rows if lexeme is not None}
+    if len(exact) < k:  # fewer than k visible chunks: nothing to prune against
+        return None
+    split = pruning.split_terms(present, frozenset(matching), bounds, min(exact))
+    if split is None:
+        return None
+    essential, pruned, pruned_bound = split
+    final, final_params = _select_hits(vector)
+    return fetch_with_settings(
+        cursor,
+        local,
+        f"""
+        WITH essential AS (
+            SELECT t.chunk_id, t.document_id, sum({_PART}) AS partial
+            FROM {_TERMS_SQL} JOIN {t["term"]} t ON t.lexeme = q.lexeme
+            GROUP BY t.chunk_id, t.document_id
+            HAVING sum({_PART}) + %s >= %s
+        ),
+        hits AS MATERIALIZED (
+            SELECT s.id, s.keyword_score FROM (
+                SELECT r.chunk_id AS id, r.document_id,
+                       r.partial + {_probe_sql(t["term"], "r.chunk_id")} AS keyword_score
+                FROM essential r
+                ORDER BY keyword_score DESC, r.chunk_id OFFSET 0
+            ) s
+            WHERE s.document_id IN ({scope.sql})
+            ORDER BY s.keyword_score DESC, s.id
+            LIMIT %s
+        )
+        {final}
+        """,
+        (
+            essential,
+            [scaled[lex] for lex in essential],
+            pruned_bound,
+            min(exact),
+            pruned,
+            [scaled[lex] for lex in pruned],
+            *scope.params,
+            k,
+            *final_params,
+        ),
+    )

@@ -18,7 +18,7 @@ from django.db import DataError, connection
 from django.db.models import QuerySet
 
 from kb.embeddings.exceptions import EmbeddingSpaceChanged
-from kb.models import Chunk, ChunkTerm, Document
+from kb.models import Chunk, ChunkTerm, Document, TermBound
 from kb.retrieval.types import Candidate
 from portal.access.models import Project
 
@@ -72,6 +72,7 @@ def tables() -> dict[str, str]:
         "document": Document._meta.db_table,
         "project": Project._meta.db_table,
         "term": ChunkTerm._meta.db_table,
+        "bound": TermBound._meta.db_table,
     }
 
 

@@ -33,7 +33,7 @@ class Command(BaseCommand):
             self.stdout.write(f"enabled triggers: {', '.join(repair.enabled_triggers)}")
         self.stdout.write(
             f"{options['tenant']}: {repair.removed} stale postings removed, {repair.added} "
-            f"added; {state.stored} postings for {state.expected} chunk lexemes "
+            f"added, {repair.raised_bounds} term bounds raised; {state.stored} postings for {state.expected} chunk lexemes "
             f"({time.perf_counter() - started:.1f} s)"
         )
         if state.problems:  # another session wrote with the triggers off since the commit
