@@ -34,6 +34,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,7 @@ from django_tenants.utils import schema_context  # noqa: E402
 
 from kb.evaluation.metrics import latency_summary  # noqa: E402
 from kb.models import Chunk, ChunkTerm, Document, chunk_hnsw_index, chunk_hnsw_sql  # noqa: E402
-from kb.retrieval import SearchFilters, search  # noqa: E402
+from kb.retrieval import SearchFilters, SearchResult, search  # noqa: E402
 from kb.retrieval.arms import semantic_arm  # noqa: E402
 from kb.retrieval.frequencies import reset_keyword_stats  # noqa: E402
 from kb.retrieval.sql import Scope, vector_literal  # noqa: E402
@@ -109,12 +110,24 @@ class Structured:
 
     def queries(self, count: int) -> tuple[list[str], np.ndarray]:
         """SciFact claims, each with a vector near a stored chunk (so true neighbours exist)."""
-        rng = np.random.default_rng(11)
-        picks = rng.integers(0, self.n, size=count)
-        vectors = self.vectors[picks] + 0.03 * rng.standard_normal((count, DIM)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        texts = [self.claims[int(j)] for j in rng.integers(0, len(self.claims), size=count)]
-        return texts, vectors
+        return structured_queries(self.n, count, self.claims, lambda picks: self.vectors[picks])
+
+
+def structured_queries(
+    n: int, count: int, claims: list[str], vectors_at: Callable[[np.ndarray], np.ndarray]
+) -> tuple[list[str], np.ndarray]:
+    """`count` SciFact claims, each with a vector near the stored chunk it picks (load order).
+
+    `vectors_at` gives the vectors of chunks by load position: the generated ones here, the
+    stored ones in anchors.py, which does not generate the corpus.
+    """
+    rng = np.random.default_rng(11)
+    picks = rng.integers(0, n, size=count)
+    noise = 0.03 * rng.standard_normal((count, DIM)).astype(np.float32)
+    vectors = np.asarray(vectors_at(picks), dtype=np.float32) + noise
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    texts = [claims[int(j)] for j in rng.integers(0, len(claims), size=count)]
+    return texts, vectors
 
 
 class MemoryPeak:
@@ -314,9 +327,16 @@ def chunk_ids(project: Project, n: int) -> np.ndarray:
 
 
 def timed_search(user, text: str, vector: np.ndarray, mode: str, filters: SearchFilters) -> float:
+    return run_search(user, text, vector, mode, filters)[0]
+
+
+def run_search(
+    user, text: str, vector: np.ndarray, mode: str, filters: SearchFilters
+) -> tuple[float, SearchResult]:
+    """Our search as the benchmarks time it: ms and the result (query vector given)."""
     started = time.perf_counter()
-    search(user=user, query=text, mode=mode, filters=filters, query_vector=vector.tolist())
-    return (time.perf_counter() - started) * 1000
+    result = search(user=user, query=text, mode=mode, filters=filters, query_vector=vector.tolist())
+    return (time.perf_counter() - started) * 1000, result
 
 
 def measure(data: Structured, project: Project, user, args: argparse.Namespace) -> dict:
