@@ -146,16 +146,17 @@ def keyword_arm(
     k: int,
     language: str,
     vector: Sequence[float] | None = None,
-    prune: bool = True,
+    prune: bool = False,
 ) -> list[Candidate]:
     """The k best full-text matches among the visible chunks, OR-semantics, IDF-weighted.
 
     plainto_tsquery ANDs every term, which returns nothing for a long natural-language
     question; here any query lexeme may match, each weighted by its IDF times ts_rank's
     saturating, length-normalised term frequency (a BM25-like score). The terms' postings
-    come from kb_chunkterm's primary key alone, weights included. A query with many
-    postings to read is pruned (`kb.retrieval.pruning`: the same top k, fewer postings);
-    `prune=False` scores every posting (the tests' reference). Inside a caller's
+    come from kb_chunkterm's primary key alone, weights included. With `prune`
+    (KB_KEYWORD_PRUNING) a query with many postings to read is pruned
+    (`kb.retrieval.pruning`: the same top k from fewer postings but more probes); without
+    it every posting of a selecting term is scored. Inside a caller's
     transaction it runs in a savepoint: any database error (e.g. an unknown text-search
     configuration) raises KeywordArmError and leaves the surrounding transaction usable.
     """
@@ -275,9 +276,9 @@ def _pruned(
     """The keyword arm's rows by MaxScore pruning (kb.retrieval.pruning), or None when the
     query cannot be pruned (then the exhaustive statement runs).
 
-    Round 1: the rarest selecting terms' postings give the k visible chunks with the best
-    partial scores; their exact scores (every term probed) set theta, a score at least k
-    visible chunks reach. Round 2 reads only the essential terms' postings, keeps the chunks
+    Round 1: the rarest selecting terms' postings give the visible chunks with the best
+    partial scores (a few per result); their exact scores (every term probed) set theta,
+    the k-th best of them: a score at least k visible chunks reach. Round 2 reads only the essential terms' postings, keeps the chunks
     whose essential part plus the pruned terms' bounds reach theta, and probes the pruned
     terms for those. Same scores as the exhaustive statement, so the same top k.
     """
@@ -304,7 +305,7 @@ def _pruned(
             first,
             [scaled[lex] for lex in first],
             *scope.params,
-            k,
+            pruning.FIRST_ROUND_PER_RESULT * k,
             present,
             [scaled[lex] for lex in present],
             present,
@@ -316,7 +317,8 @@ def _pruned(
     bounds = {lexeme: value for lexeme, value in rows if lexeme is not None}
     if len(exact) < k:  # fewer than k visible chunks: nothing to prune against
         return None
-    split = pruning.split_terms(present, frozenset(matching), bounds, min(exact))
+    theta = sorted(exact, reverse=True)[k - 1]  # k visible chunks score at least this
+    split = pruning.split_terms(present, frozenset(matching), bounds, theta)
     if split is None:
         return None
     essential, pruned, pruned_bound = split
@@ -348,7 +350,7 @@ def _pruned(
             essential,
             [scaled[lex] for lex in essential],
             pruned_bound,
-            min(exact),
+            theta,
             pruned,
             [scaled[lex] for lex in pruned],
             *scope.params,

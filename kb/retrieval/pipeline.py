@@ -257,7 +257,12 @@ def _search(
     if want_keyword:
         try:
             keyword = keyword_arm(
-                query=arm_query, scope=scope, k=k, language=kb["FTS_LANGUAGE"], vector=vector
+                query=arm_query,
+                scope=scope,
+                k=k,
+                language=kb["FTS_LANGUAGE"],
+                vector=vector,
+                prune=kb["KEYWORD_PRUNING"],
             )
             keyword_ok = True
         except KeywordArmError as exc:

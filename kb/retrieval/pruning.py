@@ -15,6 +15,12 @@ Scores are sums of integers (each term's contribution rounded to 1e-9 of a score
 `SCORE_SCALE`), exact in a float8 whatever order PostgreSQL adds them in: the pruned and
 the exhaustive statements give every chunk the same score, bit for bit, and the same ties
 broken by chunk id, so they return the same top k (tests/kb/retrieval/test_pruning.py).
+
+Off by default (KB_KEYWORD_PRUNING): on a million chunks of real English it read 5 % of the
+postings of the queries it pruned and made their median 17 % faster, but probing the pruned
+terms for every surviving chunk made the slowest searches 40 % slower, and the first round
+is wasted on queries whose common words alone outweigh the threshold (benchmarks/RESULTS.md,
+"Top-k pruning of the keyword arm").
 """
 
 from __future__ import annotations
@@ -24,13 +30,14 @@ from collections.abc import Mapping, Sequence
 # A term's contribution is round(idf * SCORE_SCALE * weight): integers far below 2**53 (an
 # idf is at most ~15, a weight below 1, at most 64 terms), so a float8 sums them exactly.
 SCORE_SCALE = 1e9
-# Below this many postings to read, the exhaustive statement is already a few milliseconds
-# and the pruned path's extra round trips would cost more than they save (measured at 100k
-# and 1M chunks, benchmarks/RESULTS.md "Top-k pruning").
+# Below this many postings to read, the exhaustive statement is already fast and the pruned
+# path's extra round trip would cost more than it saves.
 PRUNE_MIN_POSTINGS = 50_000
-# The first round reads the rarest selecting terms' postings until about this many, for k
-# chunks whose exact scores set the first threshold.
+# The first round reads the rarest selecting terms' postings until about this many...
 FIRST_ROUND_POSTINGS = 10_000
+# ...and scores this many chunks per result exactly (a probe per term each): the k-th best
+# of them is the threshold. More of them, a higher threshold, more terms pruned.
+FIRST_ROUND_PER_RESULT = 4
 
 
 def worth_pruning(frequencies: Mapping[str, int], read: Sequence[str]) -> bool:

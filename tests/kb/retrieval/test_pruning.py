@@ -22,10 +22,11 @@ from django.db import connection
 
 from kb.models import Chunk, Document
 from kb.postings import postings_state
-from kb.retrieval import arms, pruning
+from kb.retrieval import arms, pruning, search
 from kb.retrieval.frequencies import reset_keyword_stats
 from kb.retrieval.sql import Scope
 from portal.access.services import project_ensure
+from tests.conftest import make_user
 
 HANDBOOK = Path(__file__).resolve().parents[3] / "kb" / "demo_corpus" / "handbook"
 QUESTIONS = HANDBOOK.parent / "QUESTIONS.jsonl"
@@ -120,7 +121,7 @@ def _both(query: str, scope: Scope, k: int) -> tuple[list, list]:
     def key(found):
         return [(hit.chunk_id, hit.keyword_score) for hit in found]
 
-    pruned = arms.keyword_arm(query=query, scope=scope, k=k, language="english")
+    pruned = arms.keyword_arm(query=query, scope=scope, k=k, language="english", prune=True)
     exhaustive = arms.keyword_arm(query=query, scope=scope, k=k, language="english", prune=False)
     return key(pruned), key(exhaustive)
 
@@ -211,3 +212,27 @@ def test_a_bound_left_too_low_is_reported_and_repaired(alpha, capsys):
     assert "1 term bounds raised" in capsys.readouterr().out
     assert _bounds()["numbat"] == _maxima()["numbat"]
     assert postings_state().problems == []
+
+
+def test_the_setting_prunes_searches_without_changing_them(alpha, lowered, settings):
+    """KB_KEYWORD_PRUNING on: a reader's keyword search prunes, and finds what it found off."""
+    paragraphs = [
+        part.strip()
+        for path in sorted(HANDBOOK.rglob("*.md"))
+        for part in path.read_text().split("\n\n")
+        if len(part.split()) >= 4
+    ]
+    _insert(project_ensure(key="prune-search"), paragraphs, per_doc=4)
+    reader = make_user(alpha, "prune-reader", projects={"prune-search": "reader"})
+    questions = [json.loads(line)["q"] for line in QUESTIONS.read_text().splitlines() if line]
+
+    def ranked(question: str) -> list[tuple[int, float]]:
+        found = search(user=reader, query=question, mode="keyword", limit=8)
+        return [(hit.chunk_id, hit.score) for hit in found.primary]
+
+    settings.KB = {**settings.KB, "KEYWORD_PRUNING": False}
+    unpruned = [ranked(question) for question in questions]
+    assert lowered["pruned"] == 0
+    settings.KB = {**settings.KB, "KEYWORD_PRUNING": True}
+    assert [ranked(question) for question in questions] == unpruned
+    assert lowered["pruned"] >= 5
