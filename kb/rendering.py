@@ -6,6 +6,7 @@ One implementation for every surface that shows document bytes (chat preview, cu
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable
 
 import bleach
@@ -49,13 +50,22 @@ def _allowed_attribute(tag: str, name: str, value: str) -> bool:
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
     ["table", "strikethrough"]
 )
-_cleaner = bleach.Cleaner(
-    tags=ALLOWED_TAGS,
-    attributes=_allowed_attribute,
-    protocols=ALLOWED_PROTOCOLS,
-    strip=True,
-    strip_comments=True,
-)
+# bleach's Cleaner keeps its HTML parser's state between calls and is not thread-safe: each
+# request thread gets its own (a shared one crashed previews under concurrent load).
+_cleaners = threading.local()
+
+
+def _cleaner() -> bleach.Cleaner:
+    cleaner = getattr(_cleaners, "cleaner", None)
+    if cleaner is None:
+        cleaner = _cleaners.cleaner = bleach.Cleaner(
+            tags=ALLOWED_TAGS,
+            attributes=_allowed_attribute,
+            protocols=ALLOWED_PROTOCOLS,
+            strip=True,
+            strip_comments=True,
+        )
+    return cleaner
 
 
 def rebuild_content(chunks: Iterable[tuple[str, int]]) -> str:
@@ -69,7 +79,7 @@ def rebuild_content(chunks: Iterable[tuple[str, int]]) -> str:
 def sanitise_html(html: str) -> str:
     """Allow-list clean: no script, iframe, style, on* handlers, javascript: or data: URLs,
     no external image and no protocol-relative link (no third-party request on opening)."""
-    return _cleaner.clean(html)
+    return _cleaner().clean(html)
 
 
 def render_markdown(content: str, rewrite: Callable[[str], str] | None = None) -> str:

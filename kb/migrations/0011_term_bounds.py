@@ -31,19 +31,30 @@ RAISE_BOUNDS = """
     WHERE b.max_weight < excluded.max_weight
 """
 
-POSTINGS_OF = _0005.POSTINGS_OF
+# The updated rows whose tsvector or document changed (their postings were just deleted).
+CHANGED = """
+    JOIN old_rows o ON o.id = r.id
+    WHERE (r.search_vector, r.document_id) IS DISTINCT FROM (o.search_vector, o.document_id)
+"""
+
+
+def _add_postings(rows: str, where: str = "") -> str:
+    """Insert the postings of `rows` (with `where`) and raise the bounds they exceed."""
+    return f"""
+        WITH added AS (
+            INSERT INTO %1$I.kb_chunkterm (chunk_id, document_id, weight, lexeme)
+            {_0005.POSTINGS_OF.format(rows=rows)}
+            {where}
+            RETURNING lexeme, weight
+        )
+        {RAISE_BOUNDS}
+    """
+
 
 FUNCTIONS = f"""
 CREATE OR REPLACE FUNCTION kb_chunkterm_on_insert() RETURNS trigger LANGUAGE plpgsql AS $body$
 BEGIN
-    EXECUTE format($sql$
-        WITH added AS (
-            INSERT INTO %1$I.kb_chunkterm (chunk_id, document_id, weight, lexeme)
-            {POSTINGS_OF.format(rows="new_rows")}
-            RETURNING lexeme, weight
-        )
-        {RAISE_BOUNDS}
-    $sql$, TG_TABLE_SCHEMA);
+    EXECUTE format($sql$ {_add_postings("new_rows")} $sql$, TG_TABLE_SCHEMA);
     RETURN NULL;
 END
 $body$;
@@ -56,16 +67,7 @@ BEGIN
         WHERE (n.search_vector, n.document_id) IS DISTINCT FROM (o.search_vector, o.document_id)
           AND t.lexeme = u.lexeme AND t.chunk_id = o.id
     $sql$, TG_TABLE_SCHEMA);
-    EXECUTE format($sql$
-        WITH added AS (
-            INSERT INTO %1$I.kb_chunkterm (chunk_id, document_id, weight, lexeme)
-            {POSTINGS_OF.format(rows="new_rows")}
-            JOIN old_rows o ON o.id = r.id
-            WHERE (r.search_vector, r.document_id) IS DISTINCT FROM (o.search_vector, o.document_id)
-            RETURNING lexeme, weight
-        )
-        {RAISE_BOUNDS}
-    $sql$, TG_TABLE_SCHEMA);
+    EXECUTE format($sql$ {_add_postings("new_rows", CHANGED)} $sql$, TG_TABLE_SCHEMA);
     RETURN NULL;
 END
 $body$;

@@ -121,6 +121,22 @@ def _probe_sql(term_table: str, chunk: str) -> str:
     )
 
 
+def _best_visible(scored: str, scope: Scope) -> str:
+    """The k (a parameter after the scope's) best visible rows of `scored` (id, document_id,
+    keyword_score), best first, ties by chunk id. Scored rows are sorted before the
+    visibility check (OFFSET 0 keeps the planner from interleaving them), so the check runs
+    only until k visible ones are found."""
+    return f"""
+        SELECT s.id, s.keyword_score FROM (
+            {scored}
+            ORDER BY keyword_score DESC, id OFFSET 0
+        ) s
+        WHERE s.document_id IN ({scope.sql})
+        ORDER BY s.keyword_score DESC, s.id
+        LIMIT %s
+    """
+
+
 def _select_hits(vector: Sequence[float] | None) -> tuple[str, list]:
     """The statement's last SELECT: the candidate columns of the chunks of the CTE `hits`
     (id, keyword_score), best first; and its parameters (the query vector)."""
@@ -232,16 +248,13 @@ def keyword_arm(
                         GROUP BY t.chunk_id, t.document_id
                         HAVING bool_or(q.selects)
                     ),
-                    hits AS MATERIALIZED (
-                        SELECT s.id, s.keyword_score FROM (
-                            SELECT m.id, m.document_id, m.score + {common_sql} AS keyword_score
-                            FROM matched m
-                            ORDER BY keyword_score DESC, m.id OFFSET 0
-                        ) s
-                        WHERE s.document_id IN ({scope.sql})
-                        ORDER BY s.keyword_score DESC, s.id
-                        LIMIT %s
-                    )
+                    hits AS MATERIALIZED ({
+                        _best_visible(
+                            f"SELECT m.id, m.document_id, m.score + {common_sql} AS keyword_score "
+                            "FROM matched m",
+                            scope,
+                        )
+                    })
                     {final}
                     """,
                     (
@@ -333,17 +346,13 @@ def _pruned(
             GROUP BY t.chunk_id, t.document_id
             HAVING sum({_PART}) + %s >= %s
         ),
-        hits AS MATERIALIZED (
-            SELECT s.id, s.keyword_score FROM (
-                SELECT r.chunk_id AS id, r.document_id,
-                       r.partial + {_probe_sql(t["term"], "r.chunk_id")} AS keyword_score
-                FROM essential r
-                ORDER BY keyword_score DESC, r.chunk_id OFFSET 0
-            ) s
-            WHERE s.document_id IN ({scope.sql})
-            ORDER BY s.keyword_score DESC, s.id
-            LIMIT %s
-        )
+        hits AS MATERIALIZED ({
+            _best_visible(
+                "SELECT r.chunk_id AS id, r.document_id, "
+                f"r.partial + {_probe_sql(t['term'], 'r.chunk_id')} AS keyword_score FROM essential r",
+                scope,
+            )
+        })
         {final}
         """,
         (

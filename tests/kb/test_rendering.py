@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kb.rendering import rebuild_content, render_markdown
+from kb.rendering import rebuild_content, render_markdown, sanitise_html
 
 
 def test_markdown_is_rendered_and_script_free():
@@ -33,3 +33,21 @@ def test_rebuild_strips_overlaps_and_keeps_the_chunker_tiling():
         [("# A\n\nOne two. ", 0), ("One two. Three.\n\n", 9), ("## B\n\nFour.", 0)]
     )
     assert text == "# A\n\nOne two. Three.\n\n## B\n\nFour."
+
+
+def test_sanitising_from_many_threads_at_once_gives_each_its_own_result():
+    """Request threads (gunicorn --threads) render previews at the same time. bleach's cleaner
+    keeps parser state and is not thread-safe: a shared one crashed one preview in a few
+    thousand under the 50-user load run (ValueError in html5lib) and could mix documents."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pages = [
+        f"<p><em>page {i}</em> <strong>bold <code>code {i}</code></strong> "
+        f"<a href='https://example.com/{i}'>link</a></p>" * 30
+        for i in range(8)
+    ]
+    expected = [sanitise_html(page) for page in pages]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(3):
+            got = list(pool.map(sanitise_html, pages * 40))
+            assert got == expected * 40
