@@ -162,6 +162,17 @@ class Window:
 WINDOW = Window()
 
 
+def sign_in_token(user: HttpUser, username: str) -> None:
+    """An API token for `username`, sent with every later request of `user`."""
+    response = user.client.post(
+        "/api/auth/token",
+        json={"username": username, "password": PASSWORD},
+        name="auth/token",
+    )
+    response.raise_for_status()
+    user.client.headers["Authorization"] = f"Token {response.json()['token']}"
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n")
@@ -252,11 +263,11 @@ class Employee(HttpUser):
         )
         self.page_headers: dict[str, str | None] = {}
         if CLASSIC:
-            self.sign_in_token(f"load{self.number:02d}")
+            sign_in_token(self, f"load{self.number:02d}")
             return
         signed_in = False
         try:
-            self.sign_in_token(f"load{self.number:02d}")
+            sign_in_token(self, f"load{self.number:02d}")
             self.sign_in_form(f"load{self.number:02d}")
             signed_in = True
         except Exception:
@@ -266,15 +277,6 @@ class Employee(HttpUser):
         if not signed_in:
             raise StopUser
         WINDOW.opened.wait()
-
-    def sign_in_token(self, username: str) -> None:
-        response = self.client.post(
-            "/api/auth/token",
-            json={"username": username, "password": PASSWORD},
-            name="auth/token",
-        )
-        response.raise_for_status()
-        self.client.headers["Authorization"] = f"Token {response.json()['token']}"
 
     def sign_in_form(self, username: str) -> None:
         """A browser's sign-in: the form's CSRF token, then the session cookie.
@@ -378,13 +380,7 @@ class Uploader(HttpUser):
         self.log.write_text("")
         signed_in = False
         try:
-            response = self.client.post(
-                "/api/auth/token",
-                json={"username": UPLOADER, "password": PASSWORD},
-                name="auth/token",
-            )
-            response.raise_for_status()
-            self.client.headers["Authorization"] = f"Token {response.json()['token']}"
+            sign_in_token(self, UPLOADER)
             signed_in = True
         finally:
             WINDOW.arrive(self.environment, signed_in=signed_in)
