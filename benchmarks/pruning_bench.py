@@ -81,7 +81,7 @@ def main() -> None:
     _, _, claims = scifact_text(args.scifact)
     claims = claims[: args.queries]
     recorder = Recorder()
-    pruning.split_terms = recorder  # type: ignore[assignment]
+    pruning.split_terms = recorder
     k = CANDIDATE_MULTIPLIER * 8
     with schema_context(args.tenant):
         user = acting_user(None)
