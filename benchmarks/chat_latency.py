@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,13 +26,13 @@ from pathlib import Path
 import retrieval_bench  # noqa: F401
 
 # isort: split
-from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import transaction  # noqa: E402
 from django_tenants.utils import schema_context  # noqa: E402
 from million_bench import scifact_text  # noqa: E402
 
+from chat.evaluation import reader_of_every_project  # noqa: E402
 from chat.services import message_send  # noqa: E402
-from portal.access.models import Membership, Project, Role  # noqa: E402
+from kb.evaluation.metrics import latency_summary  # noqa: E402
 
 WARM_UP = 5
 
@@ -64,11 +63,7 @@ def main() -> None:
     with schema_context(args.tenant):
         try:
             with transaction.atomic():
-                user = get_user_model().objects.create(username="chat-latency-bench")
-                Membership.objects.bulk_create(
-                    Membership(user=user, project=project, role=Role.READER)
-                    for project in Project.objects.all()
-                )
+                user = reader_of_every_project("chat-latency-bench")
                 for i, question in enumerate(questions):
                     started = time.perf_counter()
                     turn = message_send(user=user, question=question, conversation=None)
@@ -79,15 +74,13 @@ def main() -> None:
                 raise _Rollback
         except _Rollback:
             pass
-    took.sort()
     report = {
         "tenant": args.tenant,
         "questions": args.questions,
         "turns": len(took),
         "refused": refused,
-        "p50_ms": round(statistics.median(took), 1),
-        "p95_ms": round(took[max(0, round(0.95 * len(took)) - 1)], 1),
-        "max_ms": round(took[-1], 1),
+        **latency_summary(took),
+        "max_ms": round(max(took), 1),
     }
     print(json.dumps(report, indent=2))
     sys.stdout.flush()

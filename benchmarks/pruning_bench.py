@@ -31,6 +31,7 @@ from million_bench import scifact_text  # noqa: E402
 from kb.evaluation.metrics import latency_summary  # noqa: E402
 from kb.models import Document  # noqa: E402
 from kb.retrieval import SearchFilters, arms, pruning  # noqa: E402
+from kb.retrieval.frequencies import document_frequencies  # noqa: E402
 from kb.retrieval.sql import Scope  # noqa: E402
 from kb.retrieval.weights import CANDIDATE_MULTIPLIER  # noqa: E402
 from portal.access.models import Project  # noqa: E402
@@ -55,13 +56,9 @@ class Recorder:
 
 
 def postings(lexemes: list[str]) -> dict[str, int]:
+    """Each lexeme's postings (its document frequency, as the keyword arm counts it)."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT u.lexeme, (SELECT count(*) FROM kb_chunkterm t WHERE t.lexeme = u.lexeme) "
-            "FROM unnest(%s::text[]) u(lexeme)",
-            [lexemes],
-        )
-        return dict(cursor.fetchall())
+        return document_frequencies(cursor, lexemes)[1]
 
 
 def main() -> None:

@@ -24,11 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
 from chat.models import Conversation
 from chat.providers import AnswerProvider
 from chat.services import TurnResult, message_send
 from kb.models import STALE_STATUSES
-from portal.access.models import AnyUser
+from portal.access.models import AnyUser, Membership, Project, Role
 
 # A sentence that names one of these says the fact is not current: not a leak.
 _STATUS_WORDS = re.compile(
@@ -288,3 +290,14 @@ def _configured_provider_name() -> str:
     from chat.providers import get_provider
 
     return get_provider().name
+
+
+def reader_of_every_project(username: str) -> AnyUser:
+    """A new saved user reading every project of the current tenant: who a benchmark asks
+    as (a plain reader, as the people who ask; not a superuser). For a run that rolls back."""
+    user = get_user_model().objects.create(username=username, is_active=True)
+    Membership.objects.bulk_create(
+        Membership(user=user, project=project, role=Role.READER)
+        for project in Project.objects.all()
+    )
+    return user

@@ -121,6 +121,16 @@ def _probe_sql(term_table: str, chunk: str) -> str:
     )
 
 
+def _parts_sql(term_table: str) -> str:
+    """Every chunk holding some of the terms (2 params: lexemes, scaled idfs) with the sum
+    of their parts in it (chunk_id, document_id, partial), read from the terms' postings."""
+    return (
+        f"SELECT t.chunk_id, t.document_id, sum({_PART}) AS partial "
+        f"FROM {_TERMS_SQL} JOIN {term_table} t ON t.lexeme = q.lexeme "
+        "GROUP BY t.chunk_id, t.document_id"
+    )
+
+
 def _best_visible(scored: str, scope: Scope) -> str:
     """The k (a parameter after the scope's) best visible rows of `scored` (id, document_id,
     keyword_score), best first, ties by chunk id. Scored rows are sorted before the
@@ -291,20 +301,19 @@ def _pruned(
 
     Round 1: the rarest selecting terms' postings give the visible chunks with the best
     partial scores (a few per result); their exact scores (every term probed) set theta,
-    the k-th best of them: a score at least k visible chunks reach. Round 2 reads only the essential terms' postings, keeps the chunks
-    whose essential part plus the pruned terms' bounds reach theta, and probes the pruned
-    terms for those. Same scores as the exhaustive statement, so the same top k.
+    the k-th best of them: a score at least k visible chunks reach. Round 2 reads only the
+    essential terms' postings, keeps the chunks whose essential part plus the pruned terms'
+    bounds reach theta, and probes the pruned terms for those. Same scores as the
+    exhaustive statement, so the same top k. Both run under the arm's planner settings.
     """
     t = tables()
     all_sql = _probe_sql(t["term"], "r.chunk_id")
     first = pruning.first_round_terms(matching, frequencies)
-    cursor.execute(
+    rows = fetch_with_settings(
+        cursor,
+        local,
         f"""
-        WITH part AS (
-            SELECT t.chunk_id, t.document_id, sum({_PART}) AS partial
-            FROM {_TERMS_SQL} JOIN {t["term"]} t ON t.lexeme = q.lexeme
-            GROUP BY t.chunk_id, t.document_id
-        ),
+        WITH part AS ({_parts_sql(t["term"])}),
         r AS MATERIALIZED (
             SELECT p.chunk_id FROM part p WHERE p.document_id IN ({scope.sql})
             ORDER BY p.partial DESC, p.chunk_id LIMIT %s
@@ -325,7 +334,6 @@ def _pruned(
             [scaled[lex] for lex in present],
         ],
     )
-    rows = cursor.fetchall()
     exact = [value for lexeme, value in rows if lexeme is None]
     bounds = {lexeme: value for lexeme, value in rows if lexeme is not None}
     if len(exact) < k:  # fewer than k visible chunks: nothing to prune against
@@ -340,12 +348,7 @@ def _pruned(
         cursor,
         local,
         f"""
-        WITH essential AS (
-            SELECT t.chunk_id, t.document_id, sum({_PART}) AS partial
-            FROM {_TERMS_SQL} JOIN {t["term"]} t ON t.lexeme = q.lexeme
-            GROUP BY t.chunk_id, t.document_id
-            HAVING sum({_PART}) + %s >= %s
-        ),
+        WITH essential AS ({_parts_sql(t["term"])} HAVING sum({_PART}) + %s >= %s),
         hits AS MATERIALIZED ({
             _best_visible(
                 "SELECT r.chunk_id AS id, r.document_id, "

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
@@ -14,11 +13,11 @@ from chat.evaluation import (
     GoldsetError,
     QuestionScore,
     load_answer_goldset,
+    reader_of_every_project,
     run_goldset,
     summarise_by_kind,
 )
 from chat.providers import ProviderError, get_provider
-from portal.access.models import Membership, Project, Role
 from portal.commands import acting_user, command_tenant
 
 BENCH_USERNAME = "chat-benchmark"
@@ -124,13 +123,7 @@ def _acting_user(username: str | None) -> Any:
     as the people who ask; rolled back with the run)."""
     if username:
         return acting_user(username)
-    User = get_user_model()
-    user = User.objects.create(username=BENCH_USERNAME, is_active=True)
-    Membership.objects.bulk_create(
-        Membership(user=user, project=project, role=Role.READER)
-        for project in Project.objects.all()
-    )
-    return user
+    return reader_of_every_project(BENCH_USERNAME)
 
 
 def _describe(provider: str, score: QuestionScore) -> str:

@@ -126,6 +126,21 @@ def _both(query: str, scope: Scope, k: int) -> tuple[list, list]:
     return key(pruned), key(exhaustive)
 
 
+def _handbook_paragraphs() -> list[str]:
+    """The demo handbook's paragraphs of at least 4 words: real text to index."""
+    return [
+        part.strip()
+        for path in sorted(HANDBOOK.rglob("*.md"))
+        for part in path.read_text().split("\n\n")
+        if len(part.split()) >= 4
+    ]
+
+
+def _handbook_questions() -> list[str]:
+    """The demo handbook's gold questions: real queries."""
+    return [json.loads(line)["q"] for line in QUESTIONS.read_text().splitlines() if line]
+
+
 def _visible_scope(doc_ids: list[int]) -> Scope:
     # a third of the documents hidden, as another project's would be
     return Scope.for_documents(Document.objects.filter(pk__in=doc_ids[::3] + doc_ids[1::3]))
@@ -150,16 +165,11 @@ def test_pruned_equals_exhaustive_on_random_queries(alpha, lowered):
 
 
 def test_pruned_equals_exhaustive_on_real_questions_and_paragraphs(alpha, lowered):
-    paragraphs = [
-        part.strip()
-        for path in sorted(HANDBOOK.rglob("*.md"))
-        for part in path.read_text().split("\n\n")
-        if len(part.split()) >= 4
-    ]
+    paragraphs = _handbook_paragraphs()
     assert len(paragraphs) > 300
     doc_ids = _insert(project_ensure(key="prune-real"), paragraphs, per_doc=4)
     scope = _visible_scope(doc_ids)
-    questions = [json.loads(line)["q"] for line in QUESTIONS.read_text().splitlines() if line]
+    questions = _handbook_questions()
     for question in questions:
         for k in (3, 10, 24):
             pruned, exhaustive = _both(question, scope, k=k)
@@ -216,15 +226,10 @@ def test_a_bound_left_too_low_is_reported_and_repaired(alpha, capsys):
 
 def test_the_setting_prunes_searches_without_changing_them(alpha, lowered, settings):
     """KB_KEYWORD_PRUNING on: a reader's keyword search prunes, and finds what it found off."""
-    paragraphs = [
-        part.strip()
-        for path in sorted(HANDBOOK.rglob("*.md"))
-        for part in path.read_text().split("\n\n")
-        if len(part.split()) >= 4
-    ]
+    paragraphs = _handbook_paragraphs()
     _insert(project_ensure(key="prune-search"), paragraphs, per_doc=4)
     reader = make_user(alpha, "prune-reader", projects={"prune-search": "reader"})
-    questions = [json.loads(line)["q"] for line in QUESTIONS.read_text().splitlines() if line]
+    questions = _handbook_questions()
 
     def ranked(question: str) -> list[tuple[int, float]]:
         found = search(user=reader, query=question, mode="keyword", limit=8)
