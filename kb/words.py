@@ -129,14 +129,17 @@ def _matching(wanted: frozenset[str], present: frozenset[str]) -> frozenset[str]
         return frozenset(found)
     by_start: dict[str, list[str]] = {}
     for other in present:
-        by_start.setdefault(other[:2], []).append(other)
+        by_start.setdefault(other.replace("-", "")[:2], []).append(other)
     for term in rest:
-        if any(_same_word(term, other) for other in by_start.get(term[:2], ())):
+        start = term.replace("-", "")[:2]
+        if any(_same_word(term, other) for other in by_start.get(start, ())):
             found.add(term)
     return frozenset(found)
 
 
 def _same_word(a: str, b: str) -> bool:
+    if "-" in a + b and a.replace("-", "") == b.replace("-", ""):
+        return True  # sf-2 ~ sf2, e-mail ~ email
     a, b = _root(a), _root(b)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if len(short) < 3:
@@ -175,6 +178,8 @@ def _abbreviates(short: str, long_: str) -> bool:
     first two letters, then its letters in order (ops ~ operations, mgr ~ manager)."""
     if not (3 <= len(short) <= 4) or len(long_) < 2 * len(short) or not short.isalpha():
         return False
+    if short[-1] == "s" and long_[-1] != "s":
+        short = short[:-1]  # a plural (ops ~ operations, whose term is operation)
     if long_[:2] != short[:2]:
         return False
     position = 2

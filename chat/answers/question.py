@@ -60,7 +60,7 @@ _SPAN_OF_TIME = re.compile(
 _QUANTITY_NOUNS = re.compile(
     r"\b(?:number|limit|cap|threshold|size|lag|timeout|ttl|retention|rate|percentage|version|"
     r"port|count|price|cost|budget|capacity|quota|maximum|max|minimum|min|default|speed|"
-    r"amount|salary|allowance|fee|toll|length|height|distance|temperature|weight|total|score|"
+    r"amount|salary|allowance|fee|toll|length|height|distance|temperature|temp|weight|total|score|"
     r"rto|rpo|sla|target|deadline|window|per diem)\b",
     re.I,
 )
@@ -214,6 +214,12 @@ _MONEY_WORDS = re.compile(
     r"euros?|dollars?|kroner|pounds)\b|[€$£]",
     re.I,
 )
+# "the phone number of X", "number for the duty phone", "which extension": a telephone number
+_PHONE_Q = re.compile(
+    r"\b(?:(?:tele)?phone|mobile|cell|fax|contact) (?:number|no)\b|\bextension\b|"
+    r"\bnumber (?:to|do i|should i|can i) (?:call|ring|dial|phone)\b|\bnumber for\b.*\bphone\b",
+    re.I,
+)
 _WEIGHT_WORDS = re.compile(r"\b(?:weigh|weighs|weight|heavy)\b", re.I)
 _PERCENT_WORDS = re.compile(r"\b(?:percent|percentage|per cent|share|proportion|%)", re.I)
 
@@ -221,6 +227,8 @@ _PERCENT_WORDS = re.compile(r"\b(?:percent|percentage|per cent|share|proportion|
 def _value_kinds(kind: str, text: str) -> frozenset[str]:
     """The kinds of value that answer a question of `kind` (narrowed by its words: "how much
     did it cost" wants an amount of money, "how many" a count)."""
+    if kind in (NUMBER, WHICH, WHAT) and _PHONE_Q.search(text):
+        return frozenset({values.PHONE})
     if kind == NUMBER:
         if _MONEY_WORDS.search(text):
             return frozenset({values.MONEY})
@@ -256,6 +264,8 @@ def _names(text: str) -> tuple[str, ...]:
             found.append(name)
     for match in re.finditer(r"(?<![\w.])\d[\w.,/-]*", text):
         found.append(match.group(0).rstrip(".,"))
+    # a code typed in lower case ("hb3", "sf-2", "p2"): letters, then digits
+    found.extend(re.findall(r"(?<![\w.-])[a-z]{1,4}-?\d{1,4}(?![\w-])", body))
     return tuple(dict.fromkeys(found))
 
 

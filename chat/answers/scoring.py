@@ -380,7 +380,10 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
             if len(part) < 2 or _YEAR.match(part) or _DEMONYM.match(part):
                 continue
             part = words.fold(part.lower())
-            if not re.search(rf"(?<![\w]){re.escape(part)}(?![\w])", around):
+            code = re.fullmatch(r"([a-z]+)[-\s]?(\d+)", part)
+            # a code with or without its hyphen: sf2, sf-2 and SF-2 name the same freezer
+            pattern = rf"{code.group(1)}[-\s]?{code.group(2)}" if code else re.escape(part)
+            if not re.search(rf"(?<![\w]){pattern}(?![\w])", around):
                 return False
     return True
 

@@ -22,6 +22,7 @@ TIME = "time"
 NAME = "name"  # a person, team, company or place: a run of capitalised words
 CODE = "code"  # an acronym, a code or an identifier: JSON, SEV2, GW-4021, volatile-lru
 LOCATION = "location"  # where a thing is, in words: "next to dock door 7", "on the 2nd floor"
+PHONE = "phone"  # a telephone number in national or international form, or an extension
 NUMERIC_KINDS = frozenset({DURATION, COUNT, QUANTITY, MONEY, PERCENT})
 
 _NUMBER = r"\d{1,3}(?:[,\u202f ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
@@ -98,6 +99,15 @@ _DATE_RE = re.compile(
     re.IGNORECASE,
 )
 _TIME_RE = re.compile(r"\b\d{1,2}:\d{2}\b")
+# "01632 960450", "+47 73 80 12 34", "(0161) 496 0000": a trunk 0 or a country code, then groups
+# of digits (8 to 15 digits in all); "extension 4400", "ext. 5000".
+_PHONE_RE = re.compile(
+    r"(?<![\w.,+-])(?:\+\d{1,3}[\s-]?\(?\d{1,5}\)?|\(0\d{1,5}\)|0\d{1,5})(?:[\s-]?\d{2,4}){1,4}"
+    r"(?![\w.,]?\d)"
+    r"|\b(?:extension|ext\.?)\s*\**\d{3,6}\b",
+    re.IGNORECASE,
+)
+_PHONE_DIGITS = range(8, 16)
 _UNIT_RE = re.compile(
     rf"(?<![\w.])(?P<n>{_NUMBER})\s?(?P<u>°\s?[CF]|m/s|km/h|mph|kW|MW|GW|kWh|MWh|GWh|kV|V|A|Hz|"
     r"mm|cm|m|km|metres?|meters?|kilometres?|kilometers?|miles?|feet|ft|inches|in|kg|g|t|"
@@ -192,6 +202,10 @@ def values_in(text: str) -> list[Value]:
             found.append(Value(kind, match.group(0).strip(), key, match.start(), match.end()))
             taken.append((match.start(), match.end()))
 
+    for match in _PHONE_RE.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if match.group(0)[0].isalpha() or len(digits) in _PHONE_DIGITS:
+            add(PHONE, match, (digits,))
     for match in _DATE_RE.finditer(text):
         add(DATE, match, (match.group(0).lower().replace(",", ""),))
     for match in _LABELLED_RE.finditer(text):  # "Unit price (EUR): 1,240", "Lead time (weeks): 6"

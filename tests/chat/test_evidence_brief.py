@@ -283,3 +283,40 @@ Digital Design Authority decision DA-2025-02, taken on 14 February 2025.
     text = compose(_brief("which interface engine are we on these days?", record))
     assert "Larkspur Integration Hub" in text, text
     assert ".:" not in text, text
+
+
+def test_a_phone_number_is_its_own_kind_of_value():
+    found = values_in(
+        "In desk hours call extension 4400. Out of hours call 01632 960450 or +47 73 80 12 34."
+    )
+    assert [(v.kind, v.text) for v in found if v.kind == "phone"] == [
+        ("phone", "extension 4400"),
+        ("phone", "01632 960450"),
+        ("phone", "+47 73 80 12 34"),
+    ]
+    assert not [
+        v for v in values_in("Unit price (EUR): 2,350; 12 nodes; 2025-04-01") if v.kind == "phone"
+    ]
+    assert read_question("whats kelvar's support phone number").value_kinds == {"phone"}
+    assert read_question("number for the duty manager phone?").value_kinds == {"phone"}
+
+
+def test_a_phone_number_asked_of_someone_nobody_lists_is_refused():
+    desk = hit(1, "# Getting help\n\nOut of desk hours call the OT on-call number, 01632 960450.\n"
+               "Only the IT team raises cases with Kelvar Software.\n", title="Getting help")  # fmt: skip
+    assert not _brief("whats kelvar's support phone number", desk).answerable
+    answered = _brief("what number do I call out of desk hours for OT on-call?", desk)
+    assert answered.answerable and "01632 960450" in compose(answered)
+
+
+def test_a_code_typed_in_lower_case_names_its_subject():
+    table = hit(1, "# Changeovers\n\n| Line | Minimum time |\n|---|---|\n| HB2 | 90 minutes |\n"
+                "| SF-2 | 120 minutes |\n", title="Changeovers")  # fmt: skip
+    assert read_question("minimum allergen changeover time on hb3?").names == ("hb3",)
+    assert not _brief("minimum changeover time on hb3?", table).answerable
+    assert "90 minutes" in compose(_brief("minimum changeover time on hb2?", table))
+    assert "120 minutes" in compose(_brief("minimum changeover time on sf2?", table))
+
+
+def test_a_temperature_question_asks_for_a_quantity():
+    assert read_question("what temp is the hb1 prover run at").specific

@@ -18,6 +18,10 @@ from kb import words
         ("fixed", "fixing"),  # ...and other endings on a three-letter root
         ("fixes", "fix"),
         ("asked", "ask"),
+        ("ops", "operations"),  # ...also a plural one, against the singular stem
+        ("sf2", "SF-2"),  # a code with or without its hyphen
+        ("sf-2", "sf2"),
+        ("e-mail", "email"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
