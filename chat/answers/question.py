@@ -114,6 +114,7 @@ _COMPARE = re.compile(
 _COMPARE_FRAME = re.compile(
     r"\b(?:within|more than|less than|exceed\w*|beyond|above|below)\b", re.I
 )
+_YEAR_Q = re.compile(r"\b(?:which|what) year\b|\bthe year\b", re.I)
 _COUNTED = re.compile(r"\bhow many ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.I)
 
 
@@ -142,6 +143,7 @@ class Question:
     # the past time a question asks about ("what did we use in March 2024?", "back in 2019")
     as_of: history.Stated | None = None
     asks_end: bool = False  # when something was left behind ("when did we move off X?")
+    asks_year: bool = False  # "in which year", "what year": a year or a date, not a decade
 
     @property
     def specific(self) -> bool:
@@ -373,4 +375,5 @@ def read_question(text: str) -> Question:
         refers_back=bool(_REFERS_BACK.search(text)),
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
         superlative=_superlative(text),
+        asks_year=bool(_YEAR_Q.search(text)),
     )

@@ -185,16 +185,17 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
         found = [v for v in found if vals.is_person_like(v)]
     if question.counted and vals.COUNT in question.value_kinds:
         # "how many guns": a count of guns, or a count in a unit that names guns
+        # ...but never a count of other things ("70,000 volumes" for "how many houses")
         named = words.matching(question.counted, words.terms(unit.words))
         found = [
             v
             for v in found
             if v.kind != vals.COUNT
-            or named
-            or words.matching(
-                question.counted, words.terms(str(v.key[1]) if len(v.key) > 1 else "")
-            )
+            or words.matching(question.counted, words.terms(vals.counted_noun(v)))
+            or (named and not vals.counts_things(v))
         ]
+    if question.asks_year:
+        found = [v for v in found if not vals.is_decade(v)]  # "which year": not "the 1940s"
     if question.asks_frequency:
         # "how often" is answered by how often (every quarter), not by how long something took
         found = [v for v in found if vals.is_frequency(v, unit.text)]

@@ -316,6 +316,29 @@ def is_person_like(value: Value) -> bool:
     return value.kind == NAME and len(value.text.split()) >= 2
 
 
+def counted_noun(value: Value) -> str:
+    """The words after a count ("6 nodes", "3 remote resets"); "" for a bare number."""
+    return str(value.key[1]) if value.kind == COUNT and len(value.key) > 1 else ""
+
+
+_PLURAL_NOUN = re.compile(r"[a-z]{3,}(?<!ss)(?<!us)(?<!is)s")
+
+
+def counts_things(value: Value) -> bool:
+    """The count names what it counts with a plural noun ("70,000 volumes"), not an
+    adjective ("eleven previously unknown ...") or nothing ("Beds: 450")."""
+    noun = counted_noun(value).split()
+    return bool(noun) and bool(_PLURAL_NOUN.fullmatch(noun[-1]))
+
+
+_DECADE = re.compile(r"\b\d{3}0s\b")
+
+
+def is_decade(value: Value) -> bool:
+    """A decade ("the 1940s"): no answer to "in which year"."""
+    return value.kind == DATE and bool(_DECADE.search(value.text))
+
+
 def same_value(a: Value, b: Value) -> bool:
     """Whether two values of one kind say the same (35 days == 5 weeks)."""
     if a.kind != b.kind:

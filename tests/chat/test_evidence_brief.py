@@ -320,3 +320,22 @@ def test_a_code_typed_in_lower_case_names_its_subject():
 
 def test_a_temperature_question_asks_for_a_quantity():
     assert read_question("what temp is the hb1 prover run at").specific
+
+
+def test_how_many_is_not_answered_by_a_count_of_other_things():
+    text = ("# Lisbon earthquake\n\nAround 85 percent of the city's houses and buildings were "
+            "destroyed, among them the royal library of 70,000 volumes.\n")  # fmt: skip
+    assert not _brief("How many houses were destroyed by the Lisbon earthquake?",
+                      hit(1, text, title="Lisbon earthquake")).answerable  # fmt: skip
+    count = "# Lisbon earthquake\n\nThe shocks destroyed some 12,000 houses in the city.\n"
+    answered = _brief("How many houses were destroyed by the Lisbon earthquake?",
+                      hit(1, count, title="Lisbon earthquake"))  # fmt: skip
+    assert answered.answerable and "12,000 houses" in compose(answered)
+
+
+def test_which_year_is_not_answered_by_a_decade():
+    text = "# Sibelius\n\nHe worked for years on an eighth symphony, but in the 1940s he burned the manuscript.\n"
+    question = "In exactly which year did Sibelius burn the manuscript of his eighth symphony?"
+    assert not _brief(question, hit(1, text, title="Jean Sibelius")).answerable
+    decade = "When did Sibelius burn the manuscript of his eighth symphony?"
+    assert "1940s" in compose(_brief(decade, hit(1, text, title="Jean Sibelius")))
