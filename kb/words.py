@@ -134,7 +134,19 @@ def _matching(wanted: frozenset[str], present: frozenset[str]) -> frozenset[str]
         start = term.replace("-", "")[:2]
         if any(_same_word(term, other) for other in by_start.get(start, ())):
             found.add(term)
+        elif len(term) >= 4 and term.isalpha() and not _transposed(term).isdisjoint(present):
+            found.add(term)
     return frozenset(found)
+
+
+def _transposed(term: str) -> frozenset[str]:
+    """The word with two neighbouring letters swapped, its first letter kept: the commonest
+    slip of typing (peices ~ pieces, recieve ~ receive)."""
+    return frozenset(
+        term[:i] + term[i + 1] + term[i] + term[i + 2 :]
+        for i in range(1, len(term) - 1)
+        if term[i] != term[i + 1]
+    )
 
 
 def _same_word(a: str, b: str) -> bool:

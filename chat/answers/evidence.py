@@ -79,6 +79,7 @@ MIN_COVERAGE = 0.65  # a question that asks for a particular kind of value
 MIN_COVERAGE_OPEN = 0.4  # what / which / why / how / yes-no questions
 MIN_COVERAGE_CLOSE = 0.3
 CLOSE_MEANING = 0.7
+RELATION_SHARE = 0.3  # the verb of "who leads X" / "when did X kick in" is said other ways
 # A list is quoted whole up to this many items; other answers use at most this many units.
 MAX_LIST_ITEMS = 10
 # A question names a record of a supersede chain when its title states this share of it.
@@ -770,7 +771,12 @@ def build_brief(
     texts = [u.words for _, u in units]
     wanted = question.terms | earlier_terms
     weights = term_weights(texts, wanted)
-    subject = term_weights(texts, wanted, corpus_weights, dict(question.surface))
+    subject = {
+        term: weight * (RELATION_SHARE if term in question.relation else 1.0)
+        for term, weight in term_weights(
+            texts, wanted, corpus_weights, dict(question.surface)
+        ).items()
+    }
     scored = [
         score_unit(
             question=question,

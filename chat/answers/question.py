@@ -114,6 +114,25 @@ _COMPARE = re.compile(
 _COMPARE_FRAME = re.compile(
     r"\b(?:within|more than|less than|exceed\w*|beyond|above|below)\b", re.I
 )
+# "who leads X", "who looks after X": the word after "who" when it is a verb, not "is"
+_WHO_VERB = re.compile(rf"^\s*(?:and\s+|but\s+|so\s+)?who\s+(?!{_AUX}\b)(?!is\b)([a-z]+)\b", re.I)
+# "when did X kick in", "when was X founded": the last word that is not a particle
+_WHEN_VERB = re.compile(rf"^\s*(?:and\s+)?when\s+{_AUX}\s+\S.*?\b([a-z]+)\b[\s\W]*$", re.I)
+
+
+def _relation(kind: str, text: str) -> frozenset[str]:
+    if kind == PERSON:
+        match = _WHO_VERB.match(text)
+        return words.terms(match.group(1)) if match else frozenset()
+    if kind == DATE:
+        body = re.sub(
+            r"(?:\s+(?:in|on|off|out|up|over|it|them|this|that|back))+[\s?.!]*$", "", text
+        )
+        match = _WHEN_VERB.match(body)
+        return words.terms(match.group(1)) if match else frozenset()
+    return frozenset()
+
+
 _YEAR_Q = re.compile(r"\b(?:which|what) year\b|\bthe year\b", re.I)
 _COUNTED = re.compile(r"\bhow many ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.I)
 
@@ -144,6 +163,9 @@ class Question:
     as_of: history.Stated | None = None
     asks_end: bool = False  # when something was left behind ("when did we move off X?")
     asks_year: bool = False  # "in which year", "what year": a year or a date, not a decade
+    # the verb that relates the asked person or date to the subject ("who leads field ops",
+    # "when did the rule kick in"): documents say it other ways (Head of, Effective)
+    relation: frozenset[str] = frozenset()
 
     @property
     def specific(self) -> bool:
@@ -376,4 +398,5 @@ def read_question(text: str) -> Question:
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
         superlative=_superlative(text),
         asks_year=bool(_YEAR_Q.search(text)),
+        relation=_relation(kind, text),
     )

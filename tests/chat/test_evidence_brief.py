@@ -339,3 +339,16 @@ def test_which_year_is_not_answered_by_a_decade():
     assert not _brief(question, hit(1, text, title="Jean Sibelius")).answerable
     decade = "When did Sibelius burn the manuscript of his eighth symphony?"
     assert "1940s" in compose(_brief(decade, hit(1, text, title="Jean Sibelius")))
+
+
+def test_the_verb_of_who_and_when_questions_is_the_relation_not_the_subject():
+    assert read_question("who leads field ops?").relation == {"lead"}
+    assert read_question("who looks after the badge system").relation == {"look"}
+    assert read_question("when did the new lockout procedure kick in").relation == {"kick"}
+    assert read_question("When did construction of the dam begin?").relation == {"begin"}
+    assert read_question("who is the deputy HSE manager").relation == frozenset()
+    record = hit(1, "# Lockout/tagout procedure, revision 4\n\nEffective: 1 April 2025.\n",
+                 title="Lockout/tagout procedure")  # fmt: skip
+    brief = _brief("when did the lockout procedure kick in", record)
+    assert brief.answerable and "1 April 2025" in compose(brief)
+    assert not _brief("when did the climbing procedure kick in", record).answerable

@@ -22,6 +22,8 @@ from kb import words
         ("sf2", "SF-2"),  # a code with or without its hyphen
         ("sf-2", "sf2"),
         ("e-mail", "email"),
+        ("peices", "pieces"),  # two letters typed the wrong way round
+        ("recieve", "receive"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
@@ -37,6 +39,7 @@ def test_forms_of_one_word_meet(asked, present):
         ("run", "rerun"),
         ("speed", "special"),  # -eed is not a past form
         ("string", "strong"),  # nor is a root without a vowel
+        ("ocde", "code"),  # a swap is a typing slip only where the first letter stays
     ],
 )
 def test_different_words_do_not_meet(asked, present):
