@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from chat.answers import history
 from chat.answers import values as vals
-from chat.answers.question import DATE, HOWTO, MOST, WHAT, WHICH, YESNO, Question
+from chat.answers.question import DATE, HOWTO, MOST, PERSON, WHAT, WHICH, YESNO, Question
 from chat.answers.scoring import (
     Scored,
     context_terms,
@@ -39,7 +39,7 @@ from chat.answers.scoring import (
 from chat.answers.units import Unit, split_units
 from chat.prompt import PromptSource
 from kb import words
-from kb.models import STALE_STATUSES, CanonicalStatus, CanonicalType
+from kb.models import STALE_STATUSES, CanonicalStatus
 from kb.retrieval.types import SearchHit
 
 # Trust tiers of a source.
@@ -699,6 +699,62 @@ def _second_hop(
 
 _CODE = re.compile(r"\b(?:[A-Z]+\d+[A-Za-z]?|[A-Z]{2,}-\d+)\b")
 
+MAX_HOLDERS = 2
+HOLDER_REACH = 24  # characters between a person's name and the role it holds
+
+
+def _names_a_person(units: Sequence[Scored]) -> bool:
+    return any(vals.is_person_like(v) and not vals.is_role(v) for s in units for v in s.values)
+
+
+def _holders(
+    question: Question, answer: Sequence[Scored], ranked: Sequence[Scored], roles: Sequence[str]
+) -> list[Scored]:
+    """For each role the answer names, the unit of another document naming who holds it: the
+    role's words and a person's name, preferring one that states what the answer leaves out
+    of the question (the site asked about)."""
+    lead = answer[0]
+    missing = frozenset(question.terms - _stated(question, answer))
+    chosen: list[Scored] = []
+    for role in roles:
+        wanted = words.terms(role)
+        best: tuple[float, Scored] | None = None
+        for other in ranked:
+            if other.document_id == lead.document_id or other.source.block == "rejected":
+                continue
+            if trust(other.source) == TRUST_HISTORY and not question.asks_past:
+                continue  # who held the role once ("HSE Manager until 2022")
+            own = unit_terms(other.unit)
+            if words.matching(wanted, own) != wanted:
+                continue
+            # a name next to the role ("Tor Eriksen - Site Manager", "HSE Manager: Sindre
+            # Bakke"), not somewhere in a passage that mentions the role
+            at = [
+                m.start() for m in re.finditer(re.escape(role.split()[-1]), other.unit.text, re.I)
+            ]
+            people = [
+                v
+                for v in vals.values_in(other.unit.text)
+                if vals.is_person_like(v)
+                and not vals.is_role(v)
+                and any(v.start - HOLDER_REACH <= a <= v.end + HOLDER_REACH for a in at)
+            ]
+            if not people:
+                continue
+            key = len(words.matching(missing, own)) + 0.1 * other.score
+            if best is None or key > best[0]:
+                best = (key, other)
+        if best is not None and all(best[1].unit != s.unit for s in chosen):
+            chosen.append(best[1])
+    return chosen[:MAX_HOLDERS]
+
+
+def _role_query(question: Question, answer: Sequence[Scored], roles: Sequence[str]) -> str:
+    """A search for who holds the answer's roles, with the question's words it leaves out."""
+    missing = question.terms - _stated(question, answer)
+    kept = [w for w in re.findall(r"[\w'-]+", question.text) if words.terms(w) & missing]
+    return " ".join(dict.fromkeys([*roles, *kept]))
+
 
 def _unstated(question: Question, answer: Sequence[Scored], weights: dict[str, float]) -> str:
     """The question's words the answer so far does not state, with the codes of its lead
@@ -763,8 +819,9 @@ def build_brief(
     (a provider handed bare sources; the chat turn applies the rule)."""
     topical = _topical_rejected(sources, question.terms | earlier_terms)
     usable = [s for s in sources if s.block != "rejected" or s.hit.document_id in topical]
-    substantive = [s for s in usable if s.hit.canonical_type != CanonicalType.PROJECT_INDEX]
-    units = _units(substantive or usable, link_titles or {}, question)
+    # an index page's units count too (a who's-who page is one), behind the others
+    # (scoring.INDEX_PAGE)
+    units = _units(usable, link_titles or {}, question)
     rejected = tuple(s for s in sources if s.block == "rejected" and s.hit.document_id in topical)
     if not units:
         return EvidenceBrief(question=question, answerable=False, refusal="no quotable text")
@@ -854,10 +911,20 @@ def build_brief(
             support.append(command)  # a how-to answer shows its command
     support.extend(_supporting(question, lead, listed, support, ranked))
     answer = (lead, *listed, *support)
-    second = _second_hop(question, answer, ranked, subject)
+    roles = (
+        vals.roles(lead.unit.text)  # the roles of the answer's own statement
+        if question.kind == PERSON and not _names_a_person((lead, *listed))
+        else []
+    )
+    holders = _holders(question, answer, ranked, roles) if roles else []
+    second = None if holders else _second_hop(question, answer, ranked, subject)
     if second is not None and all(second.unit != s.unit for s in listed):
         support.append(second)
-    unstated = "" if second is not None else _unstated(question, answer, subject)
+    support[:0] = holders  # "who signs it off?": the people in the roles come first
+    if roles and not holders:
+        unstated = _role_query(question, answer, roles)
+    else:
+        unstated = "" if second is not None or holders else _unstated(question, answer, subject)
     chain = tuple(
         link
         for link in links

@@ -115,7 +115,12 @@ _COMPARE_FRAME = re.compile(
     r"\b(?:within|more than|less than|exceed\w*|beyond|above|below)\b", re.I
 )
 # "who leads X", "who looks after X": the word after "who" when it is a verb, not "is"
-_WHO_VERB = re.compile(rf"^\s*(?:and\s+|but\s+|so\s+)?who\s+(?!{_AUX}\b)(?!is\b)([a-z]+)\b", re.I)
+_WHO_VERB = re.compile(
+    r"^\s*(?:and\s+|but\s+|so\s+)?who\s+(?:(?:has|have|had|needs?|ought|gets?) to\s+|"
+    r"(?:must|should|can|could|may|might|will|would|shall)\s+)?"
+    rf"(?!{_AUX}\b)(?!is\b)([a-z]+)\b",
+    re.I,
+)
 # "when did X kick in", "when was X founded": the last word that is not a particle
 _WHEN_VERB = re.compile(rf"^\s*(?:and\s+)?when\s+{_AUX}\s+\S.*?\b([a-z]+)\b[\s\W]*$", re.I)
 

@@ -50,6 +50,8 @@ VALUE_MATCH = {  # the unit carries the kind of value asked for
     WHICH: 0.3,
 }
 VALUE_MISSING = -0.1  # asked for a value, the unit has none
+ROLE_ONLY = 0.0  # a who-question's unit naming only a role ("the line manager") answers it,
+# but earns nothing over one that names nobody: a name answers it better
 DETACHED_VALUE = 0.4  # share of the bonus for a value in a clause that names nothing asked
 COUNT_MATCH = 0.8  # "6 nodes" for "how many nodes": the direct answer
 LABEL_MATCH = 0.3  # an item labelled with the question's word defines what it asks about
@@ -182,7 +184,17 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
         v for v in found if v.kind not in (vals.NAME, vals.CODE) or not words.terms(v.text) <= asked
     ]
     if question.kind == PERSON and not question.text.lower().lstrip().startswith("whose"):
-        found = [v for v in found if vals.is_person_like(v)]
+        # a person, not the heading an item is labelled with ("Abandoned Lock Removal: ...")
+        label = (
+            len(unit.text) - len(unit.bare) if unit.bare and unit.text.endswith(unit.bare) else 0
+        )
+        found = [v for v in found if vals.is_person_like(v) and v.start >= label]
+        # ...or the role that does it ("by the site manager")
+        found += [
+            role
+            for role in vals.roles_in(unit.text)
+            if role.start >= label and all(role.text not in v.text for v in found)
+        ]
     if question.counted and vals.COUNT in question.value_kinds:
         # "how many guns": a count of guns, or a count in a unit that names guns
         # ...but never a count of other things ("70,000 volumes" for "how many houses")
@@ -258,7 +270,10 @@ def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Seq
     if kind in VALUE_MATCH:
         if not found:
             return VALUE_MISSING
-        return VALUE_MATCH[kind] * (1.0 if attached(question, unit, found) else DETACHED_VALUE)
+        bonus = VALUE_MATCH[kind] * (1.0 if attached(question, unit, found) else DETACHED_VALUE)
+        if kind == PERSON and all(vals.is_role(v) for v in found):
+            bonus *= ROLE_ONLY  # "the line manager" answers who, a name answers it better
+        return bonus
     if kind == REASON:
         bonus = REASON_WORDS if _REASON.search(unit.text) else 0.0
         return bonus + (REASON_SECTION if _REASON_SECTION.search(unit.section) else 0.0)

@@ -369,3 +369,42 @@ def is_frequency(value: Value, text: str) -> bool:
     return isinstance(value.key[0], str) or bool(
         _EVERY.search(text[max(0, value.start - 8) : value.start])
     )
+
+
+# A role someone holds ("the site manager", "the HSE Manager", "Head of Field Operations"):
+# it answers a who-question, and a who-question answered by a role asks next for the person.
+_ROLE_RE = re.compile(
+    r"((?:(?<![\w'’])[\w&-]+\s+){0,3})\b((?i:manager|officer|director|head|lead|supervisor|owner|"
+    r"coordinator|controller|administrator|chair|commander|engineer|technician))s?\b"
+    r"((?:\s+of\s+(?:the\s+)?[A-Z][\w&-]*(?:\s+(?:&\s+)?[A-Z][\w&-]*)*)?)"
+)
+_NOT_IN_ROLE = frozenset(
+    "a an the both and or by of to for from with that this these those each every any our "
+    "your their his her its is are was were be must may can should who whom".split()
+)
+
+
+def roles_in(text: str) -> list[Value]:
+    """The roles a passage names, each with the words that qualify it (not "a line manager"
+    without its qualifier: "line manager"; not a bare "manager")."""
+    found: list[Value] = []
+    for match in _ROLE_RE.finditer(text):
+        before: list[str] = []
+        for word in reversed(match.group(1).split()):
+            if word.lower() in _NOT_IN_ROLE or not re.fullmatch(r"[\w&-]{2,}", word):
+                break
+            before.insert(0, word)
+        if not before and not match.group(3):
+            continue
+        role = " ".join([*before, match.group(2), *match.group(3).split()])
+        start = match.end(2) - len(" ".join([*before, match.group(2)]))
+        found.append(Value(NAME, role, (role.lower(),), start, match.end()))
+    return found
+
+
+def roles(text: str) -> list[str]:
+    return list(dict.fromkeys(value.text for value in roles_in(text)))
+
+
+def is_role(value: Value) -> bool:
+    return value.kind == NAME and bool(_ROLE_RE.fullmatch(value.text))

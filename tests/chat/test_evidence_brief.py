@@ -352,3 +352,47 @@ def test_the_verb_of_who_and_when_questions_is_the_relation_not_the_subject():
     brief = _brief("when did the lockout procedure kick in", record)
     assert brief.answerable and "1 April 2025" in compose(brief)
     assert not _brief("when did the climbing procedure kick in", record).answerable
+
+
+PROCEDURE = """# Lockout/tagout
+
+## Abandoned lock removal at Brekken Ridge and Sollia Heights
+
+Cutting an abandoned lock must be authorised in writing by both the site manager of that wind
+farm and the HSE Manager. Neither can authorise alone.
+"""
+WHOS_WHO = """# Who's who
+
+- Brekken Ridge: site manager Tor Eriksen.
+- Sollia Heights: site manager Kari Haugen.
+- HSE Manager: Sindre Bakke, who owns every safety procedure.
+"""
+
+
+def test_a_who_question_answered_by_roles_names_the_people_in_them():
+    procedure = hit(1, PROCEDURE, title="Lockout/tagout", canonical_type="procedure",
+                    canonical_status="accepted", slug="loto")  # fmt: skip
+    question = "who has to sign off cutting an abandoned lock at brekken?"
+    alone = _brief(question, procedure)
+    assert alone.answerable
+    assert "site manager" in alone.unstated and "HSE Manager" in alone.unstated  # asked next
+    people = hit(2, WHOS_WHO, title="Who's who", slug="whos-who")
+    answer = compose(_brief(question, procedure, people))
+    assert "authorised in writing" in answer
+    assert "Tor Eriksen" in answer and "Sindre Bakke" in answer
+    assert "Kari Haugen" not in answer  # another site's manager
+
+
+def test_the_heading_an_item_is_labelled_with_is_no_person():
+    text = "# Lockout\n\n## Abandoned Lock Removal\n\n- The lock is cut by the site manager.\n- The cut lock is kept with the form.\n"
+    brief = _brief("who cuts an abandoned lock?", hit(1, text, title="Lockout"))
+    assert all(v.text != "Abandoned Lock Removal" for v in brief.lead.values)
+
+
+def test_a_whos_who_index_page_answers_who_holds_a_role():
+    index = hit(2, WHOS_WHO + "\nSee also [[loto]] and [[climbing]].\n", title="Who's who",
+                canonical_type="project-index", canonical_status="accepted", slug="whos-who")  # fmt: skip
+    procedure = hit(1, PROCEDURE, title="Lockout/tagout", canonical_type="procedure",
+                    canonical_status="accepted", slug="loto")  # fmt: skip
+    answer = compose(_brief("who is the site manager at Sollia Heights?", procedure, index))
+    assert "Kari Haugen" in answer
