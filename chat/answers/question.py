@@ -103,7 +103,7 @@ _PLURAL_AFTER_WH = re.compile(
     r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:of\s+)?(?:the|our|my|your)\s+)?"
     r"(?:(?!(?:is|are|was|were|does|do|did|has|have|had)\b)[a-z-]+\s+){0,2}"
     r"(?!(?:does|has|was|is|its|this|thus|yes|always|perhaps|whereas)\b)"
-    r"([a-z-]{3,}(?<!ss)(?<!us)(?<!is)s)\b",
+    rf"([a-z-]{{3,}}{values.PLURAL_ENDING})\b",
     re.I,
 )
 _COMPARE = re.compile(
@@ -118,7 +118,7 @@ _COMPARE_FRAME = re.compile(
 _WHO_VERB = re.compile(
     r"^\s*(?:and\s+|but\s+|so\s+)?who\s+(?:(?:has|have|had|needs?|ought|gets?) to\s+|"
     r"(?:must|should|can|could|may|might|will|would|shall)\s+)?"
-    rf"(?!{_AUX}\b)(?!is\b)([a-z]+)\b",
+    rf"(?!{_AUX}\b)([a-z]+)\b",
     re.I,
 )
 # "when did X kick in", "when was X founded": the last word that is not a particle

@@ -185,9 +185,7 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     ]
     if question.kind == PERSON and not question.text.lower().lstrip().startswith("whose"):
         # a person, not the heading an item is labelled with ("Abandoned Lock Removal: ...")
-        label = (
-            len(unit.text) - len(unit.bare) if unit.bare and unit.text.endswith(unit.bare) else 0
-        )
+        label = unit.body_start
         found = [v for v in found if vals.is_person_like(v) and v.start >= label]
         # ...or the role that does it ("by the site manager")
         found += [

@@ -61,6 +61,12 @@ class Unit:
         does not make a sentence about the outage."""
         return self.match or self.text
 
+    @property
+    def body_start(self) -> int:
+        """Where the item or row itself starts in `text`, after its context prefix (0 when
+        it has none)."""
+        return len(self.text) - len(self.bare) if self.bare and self.text.endswith(self.bare) else 0
+
 
 def _clean(text: str, link_titles: dict[str, str]) -> str:
     return " ".join(to_prose(text, link_titles).split())

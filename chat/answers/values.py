@@ -321,7 +321,9 @@ def counted_noun(value: Value) -> str:
     return str(value.key[1]) if value.kind == COUNT and len(value.key) > 1 else ""
 
 
-_PLURAL_NOUN = re.compile(r"[a-z]{3,}(?<!ss)(?<!us)(?<!is)s")
+# A plural's ending: an -s that is not -ss, -us or -is (volumes, not loss, bus, analysis).
+PLURAL_ENDING = r"(?<!ss)(?<!us)(?<!is)s"
+_PLURAL_NOUN = re.compile(rf"[a-z]{{3,}}{PLURAL_ENDING}")
 
 
 def counts_things(value: Value) -> bool:
@@ -389,15 +391,17 @@ def roles_in(text: str) -> list[Value]:
     without its qualifier: "line manager"; not a bare "manager")."""
     found: list[Value] = []
     for match in _ROLE_RE.finditer(text):
-        before: list[str] = []
-        for word in reversed(match.group(1).split()):
-            if word.lower() in _NOT_IN_ROLE or not re.fullmatch(r"[\w&-]{2,}", word):
+        before: list[re.Match[str]] = []  # the qualifying words right before the role noun
+        for word in reversed(list(re.finditer(r"\S+", match.group(1)))):
+            if word.group(0).lower() in _NOT_IN_ROLE or not re.fullmatch(
+                r"[\w&-]{2,}", word.group(0)
+            ):
                 break
             before.insert(0, word)
         if not before and not match.group(3):
             continue
-        role = " ".join([*before, match.group(2), *match.group(3).split()])
-        start = match.end(2) - len(" ".join([*before, match.group(2)]))
+        role = " ".join([*(w.group(0) for w in before), match.group(2), *match.group(3).split()])
+        start = match.start(1) + before[0].start() if before else match.start(2)
         found.append(Value(NAME, role, (role.lower(),), start, match.end()))
     return found
 
