@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kb.words import STOPWORDS
+
 # What a question may ask for, and what a unit may carry.
 DURATION = "duration"
 COUNT = "count"  # a plain number, or a number of things ("6 nodes")
@@ -380,10 +382,9 @@ _ROLE_RE = re.compile(
     r"coordinator|controller|administrator|chair|commander|engineer|technician))s?\b"
     r"((?:\s+of\s+(?:the\s+)?[A-Z][\w&-]*(?:\s+(?:&\s+)?[A-Z][\w&-]*)*)?)"
 )
-_NOT_IN_ROLE = frozenset(
-    "a an the both and or by of to for from with that this these those each every any our "
-    "your their his her its is are was were be must may can should who whom".split()
-)
+# the words a role's qualifiers stop at ("by both the | site manager"): the stop words, and
+# the few determiners and modals that are not among them
+_NOT_IN_ROLE = STOPWORDS | frozenset({"every", "must", "may"})
 
 
 def roles_in(text: str) -> list[Value]:
