@@ -27,7 +27,8 @@ STOPWORDS = frozenset(
     more most my no nor not now of off on once only or other our ours out over own same she
     should so some such than that the their theirs them then there these they this those
     through to too under until up very was we were what when where which while who whom why
-    will with would you your yours whats thats whos hows wheres whens whys theres heres""".split()
+    will with would you your yours whats thats whos hows wheres whens whys theres heres many
+    much""".split()
 )
 # The tail of a contraction or a possessive ("Kelvar's", "it’s", "doesn't", "we'll"): not a
 # word of its own. "n't" leaves its verb ("doesn't" -> "does"), a stop word.
@@ -86,6 +87,20 @@ def terms(text: str) -> frozenset[str]:
             if part and part not in STOPWORDS:
                 out.add(stem(part))
     return frozenset(out)
+
+
+_PUNCTUATION = "\"'“”‘’()[]{},.;:!?"
+
+
+def content_words(text: str) -> str:
+    """The text's words as written, without the stop words ("how many beds at st brigids?"
+    -> "beds st brigids?"): what a keyword share of a question should weigh."""
+    kept = []
+    for word in text.split():
+        bare = _uncontracted(fold(word.lower())).strip(_PUNCTUATION)
+        if bare not in STOPWORDS:
+            kept.append(word)
+    return " ".join(kept)
 
 
 def fold(text: str) -> str:

@@ -13,7 +13,7 @@ from django.db import connection
 
 from kb.retrieval.frequencies import document_frequencies
 from kb.retrieval.sql import tables
-from kb.words import idf
+from kb.words import content_words, idf
 
 
 def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> float:
@@ -27,8 +27,11 @@ def query_support(*, query: str, chunk_ids: Sequence[int], language: str) -> flo
 
 
 def query_shares(*, query: str, chunk_ids: Sequence[int], language: str) -> dict[int, float]:
-    """Each chunk's IDF-weighted share (0..1) of the query's lexemes (see `query_support`)."""
-    if not chunk_ids:
+    """Each chunk's IDF-weighted share (0..1) of the query's content words' lexemes (see
+    `query_support`; the word model's stop words, such as the "many" of "how many", are the
+    question's form, not what it is about)."""
+    query = content_words(query)
+    if not chunk_ids or not query:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(

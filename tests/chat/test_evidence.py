@@ -66,3 +66,18 @@ def test_the_evidence_gate_needs_a_close_match_or_the_specific_words(reader, set
     assert is_supported(on_topic, search(user=reader, query=on_topic, limit=12))
     off_topic = "Which sourdough starter does the office kitchen keep?"
     assert not is_supported(off_topic, search(user=reader, query=off_topic, limit=12))
+
+
+def test_the_words_of_the_question_form_weigh_nothing_in_the_support(reader):
+    # "how many" / "how much" ask for a number; the document never says "many"
+    failover = list(
+        Chunk.objects.filter(
+            document__project__key=HANDBOOK_KEY, document__slug="rb-redis-failover"
+        ).values_list("pk", flat=True)
+    )
+    plain = query_support(query="Redis cluster failover", chunk_ids=failover, language="english")
+    asked = query_support(
+        query="How many Redis cluster failovers?", chunk_ids=failover, language="english"
+    )
+    assert plain > 0.5
+    assert asked == plain

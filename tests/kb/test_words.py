@@ -58,3 +58,16 @@ def test_different_words_do_not_meet(asked, present):
 )
 def test_contractions_and_possessives_leave_no_stray_letters(text, expected):
     assert words.terms(text) == {words.stem(w) for w in expected}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("how many beds at st brigids?", "beds st brigids?"),
+        ("How much does the Q3 licence cost", "Q3 licence cost"),
+        ("what's the address of ops@example.com", "address ops@example.com"),
+        ("is it", ""),
+    ],
+)
+def test_content_words_keep_the_words_as_written_without_the_stop_words(text, expected):
+    assert words.content_words(text) == expected
