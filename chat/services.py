@@ -443,7 +443,7 @@ def _term_idfs(text: str) -> dict[str, float]:
 
 # The first document found is read whole when it has at most this many chunks.
 SHORT_DOCUMENTS_READ = 1
-SHORT_DOCUMENT_CHUNKS = 6
+SHORT_DOCUMENT_CHUNKS = 8
 # The best chunks whose neighbouring chunks (same document and section) join a turn's sources.
 NEIGHBOURS_OF = 8
 NEIGHBOURS_KEPT = 12

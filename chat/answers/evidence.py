@@ -770,6 +770,81 @@ def _unstated(question: Question, answer: Sequence[Scored], weights: dict[str, f
     return " ".join(dict.fromkeys(kept))
 
 
+COMPARED_CANDIDATES = 5  # measurements and targets weighed against each other, best first
+# A duration written as a limit: "within 2 hours", "no more than 4 hours", "up to 30 minutes".
+_LIMIT_BEFORE = re.compile(
+    r"\b(?:within|under|inside|no (?:more|later) than|not more than|at (?:the )?most|up to|"
+    r"maximum(?: of)?|max\.?|less than|fewer than|before)\s*$",
+    re.I,
+)
+
+
+def _compared(question: Question, ranked: Sequence[Scored]) -> tuple[Scored, Scored] | None:
+    """For "was the outage fixed within the SLA target?": the target (a unit whose duration
+    is labelled with what the question compares against, "Resolution target: 8 hours", or
+    written as a limit on it, "within 4 hours") and the measured value held against it (a
+    unit of another document stating a duration that is neither: "Duration: 6 h 10 min"),
+    both from curated sources and about the question's subject. Of the pairs, the one whose
+    measurement shares a code with the target (the incident's priority) and the most words
+    with its label (what was measured: "trace complete"), then the best scored."""
+    if not question.against:
+        return None
+    head = frozenset(question.against[-1:])
+    against = frozenset(question.against)
+    measured: list[Scored] = []
+    targets: list[Scored] = []
+    labels: dict[int, frozenset[str]] = {}
+    for scored in ranked[: 2 * MAX_CONTENDERS]:
+        if scored.source.block == "rejected" or trust(scored.source) < TRUST_REVIEW:
+            continue
+        if scored.coverage < MIN_COVERAGE_CLOSE:
+            continue
+        text = scored.unit.text
+        spans = [v for v in vals.values_in(text) if vals.duration_seconds(v)]
+        if not spans:
+            continue  # ("twice a day" says how often, not how long)
+        before = {id(v): text[: v.start].rsplit(";", 1)[-1] for v in spans}
+        # what each value is of: the words before it ("Full trace complete, 2 h 40 min")
+        named = [v for v in spans if words.matching(head, words.terms(before[id(v)]))]
+        limits = [
+            v
+            for v in spans
+            if _LIMIT_BEFORE.search(text[: v.start])
+            and words.matching(against, words.terms(before[id(v)]))
+        ]
+        if named or limits:
+            labels[id(scored)] = words.terms(before[id((named or limits)[0])])
+            targets.append(scored)
+        elif not any(_LIMIT_BEFORE.search(text[: v.start]) for v in spans):
+            labels[id(scored)] = words.terms(before[id(spans[0])])
+            measured.append(scored)
+    codes = {
+        document_id: {
+            code
+            for s in ranked
+            if s.document_id == document_id
+            for code in _CODE.findall(s.unit.text)
+        }
+        for document_id in {m.document_id for m in measured[:COMPARED_CANDIDATES]}
+    }
+    pairs = [
+        (m, t)
+        for m in measured[:COMPARED_CANDIDATES]
+        for t in targets[:COMPARED_CANDIDATES]
+        if m.document_id != t.document_id
+    ]
+    if not pairs:
+        return None
+
+    def key(pair: tuple[Scored, Scored]) -> tuple[bool, int, float]:
+        m, t = pair
+        bridged = any(re.search(rf"\b{re.escape(c)}\b", t.unit.text) for c in codes[m.document_id])
+        alike = len(words.matching(labels[id(t)], labels[id(m)]))
+        return bridged, alike, m.score + t.score
+
+    return max(pairs, key=key)
+
+
 def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     """Yes or no for "did X stay within Y?": the lead's measured value against the second's."""
     if not question.compares or second is None:
@@ -792,13 +867,19 @@ def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
 
 
 def _named_value(question: Question, text: str, found: Sequence[vals.Value]) -> vals.Value | None:
-    """Of several values in a row ("Response: 30 minutes; Resolution: 8 hours"), the one whose
-    label shares a word with the question."""
-    for value in found:
-        label = text[: value.start].rsplit(";", 1)[-1]
-        if words.matching(question.terms, words.terms(label)):
-            return value
-    return found[-1] if found else None
+    """The value of a row the question names: the one whose label (the words before it)
+    shares the most words with the question, or the row's last value when no label shares
+    one; none when labels tie ("Response target: 30 minutes; Resolution target: 8 hours" for
+    "the target")."""
+    shared = [
+        len(words.matching(question.terms, words.terms(text[: v.start].rsplit(";", 1)[-1])))
+        for v in found
+    ]
+    best = max(shared, default=0)
+    if best == 0:
+        return found[-1] if found else None
+    named = [v for v, n in zip(found, shared, strict=True) if n == best]
+    return named[0] if len(named) == 1 else None
 
 
 def build_brief(
@@ -871,6 +952,9 @@ def build_brief(
     elif question.asks_past:
         lead = _from_predecessor(question, lead, ranked, links, weights)
     lead = _superlative_row(question, lead, ranked)
+    compared = _compared(question, ranked) if question.compares else None
+    if compared is not None:
+        lead = compared[0]  # "was it fixed within the target?": what was measured leads
     answerable, refusal = (
         _answerable(question, ranked, earlier_terms, subject) if refuse_near_misses else (True, "")
     )
@@ -917,9 +1001,15 @@ def build_brief(
         else []
     )
     holders = _holders(question, answer, ranked, roles) if roles else []
-    second = None if holders else _second_hop(question, answer, ranked, subject)
-    if second is not None and all(second.unit != s.unit for s in listed):
-        support.append(second)
+    second: Scored | None
+    if compared is not None:
+        # the target a measurement is held against comes right after it
+        second = compared[1]
+        support = [second, *(s for s in support if s.unit != second.unit)]
+    else:
+        second = None if holders else _second_hop(question, answer, ranked, subject)
+        if second is not None and all(second.unit != s.unit for s in (*listed, *support)):
+            support.append(second)
     support[:0] = holders  # "who signs it off?": the people in the roles come first
     if roles and not holders:
         unstated = _role_query(question, answer, roles)

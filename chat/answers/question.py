@@ -50,7 +50,12 @@ _HOWTO_Q = re.compile(
     re.I,
 )
 _NAMED_PROCEDURE = re.compile(r"\b(?:procedure|command|commands)\b", re.I)
-_YESNO_Q = re.compile(rf"^\s*(?:and\s+|but\s+|so\s+)?{_AUX}\b", re.I)
+# "is it still on?", and the topic first: "the sf-2 outage in jan, was it back up in time?"
+_YESNO_Q = re.compile(
+    rf"^\s*(?:and\s+|but\s+|so\s+)?{_AUX}\b|"
+    rf"^[^?]*,\s*{_AUX}\s+(?:it|they|we|you|i|he|she|this|that|there)\b",
+    re.I,
+)
 # Nouns that name a quantity: "what is the limit / the price" asks for a number.
 # "the response time", "the lead time": a span of time ("the start time" is a time of day).
 _SPAN_OF_TIME = re.compile(
@@ -108,7 +113,7 @@ _PLURAL_AFTER_WH = re.compile(
 )
 _COMPARE = re.compile(
     r"\b(?:within|under|over|more than|less than|exceed\w*|beyond|faster|slower|longer|"
-    r"shorter|above|below|meet|met|breach\w*|miss(?:ed)?)\b",
+    r"shorter|above|below|inside|meet|met|hit|beat|breach\w*|miss(?:ed)?)\b",
     re.I,
 )
 _COMPARE_FRAME = re.compile(
@@ -160,6 +165,9 @@ class Question:
     asks_current: bool
     asks_alternatives: bool
     compares: bool  # a yes/no question that compares two values ("within the target?")
+    # what a compare question holds the value against, its terms in order ("within the SLA
+    # target" -> sla, target; the last is the head noun); empty when it names a value
+    against: tuple[str, ...] = ()
     elliptical: bool = False  # not a whole question ("and at Carn Dubh?", "what about X?")
     refers_back: bool = False  # a pronoun stands for a thing it does not name ("go live on it")
     asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
@@ -353,6 +361,27 @@ _LEANING = re.compile(
 )
 
 
+# The phrase a compare word governs ends at a preposition or the end of the clause.
+_PHRASE_END = re.compile(
+    r"\b(?:in|on|of|for|at|during|after|from|by|with|when|if|than|and|or)\b|[,;?!]", re.I
+)
+
+
+def _against(text: str) -> tuple[str, ...]:
+    """The terms of what "within the SLA target" / "hit the trace target" compares with,
+    in order; empty when that is a value ("within 4 hours")."""
+    found_words = list(_COMPARE.finditer(text))
+    if not found_words:
+        return ()
+    phrase = _PHRASE_END.split(text[found_words[-1].end() :], maxsplit=1)[0]
+    if any(v.kind in values.NUMERIC_KINDS for v in values.values_in(phrase)):
+        return ()
+    terms: list[str] = []
+    for word in re.findall(r"[\w'’.-]+", phrase):
+        terms.extend(t for t in sorted(words.terms(word)) if t not in terms)
+    return tuple(terms)
+
+
 def read_question(text: str) -> Question:
     """The reading of one question (a follow-up is read on its own; the conversation adds
     its previous subject elsewhere)."""
@@ -398,6 +427,7 @@ def read_question(text: str) -> Question:
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
         compares=kind == YESNO and bool(_COMPARE.search(text)),
+        against=_against(text) if kind == YESNO else (),
         elliptical=bool(_LEANING.match(text)),
         refers_back=bool(_REFERS_BACK.search(text)),
         asks_frequency=bool(_FREQUENCY_Q.search(text)),

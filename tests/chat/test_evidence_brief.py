@@ -396,3 +396,71 @@ def test_a_whos_who_index_page_answers_who_holds_a_role():
                     canonical_status="accepted", slug="loto")  # fmt: skip
     answer = compose(_brief("who is the site manager at Sollia Heights?", procedure, index))
     assert "Kari Haugen" in answer
+
+
+INCIDENT = """# Payroll export outage, 3 March
+
+Incident INC-7, priority P3. Written by the payroll team.
+
+## Timeline
+
+- 08:10 The export job fails and the alert fires.
+- 08:40 Team convened, 30 minutes after the alert.
+- 11:25 Export restored, 3 hours 15 minutes after the alert.
+
+## Lessons
+
+- Add a retry to the export job.
+"""
+TARGETS = """# Support targets
+
+| Priority | Response target | Restore target |
+|---|---|---|
+| P2 | 30 minutes | 2 hours |
+| P3 | 1 hour | 4 hours |
+
+A P2 not restored within 2 hours is escalated to the head of IT.
+"""
+
+
+def test_reading_a_question_that_compares_with_a_target():
+    asked = read_question("was the payroll export outage restored within the restore target?")
+    assert asked.kind == "yesno" and asked.compares
+    assert asked.against == ("restore", "target")  # what the value is held against
+    assert read_question("was it fixed within 4 hours?").against == ()  # a value, not a target
+    assert read_question("did we hit the trace target in the march recall?").against == (
+        "trace",
+        "target",
+    )
+    # the topic first, then the yes/no question about it
+    topic_first = read_question("the payroll outage in march, was it back up inside the target?")
+    assert topic_first.kind == "yesno" and topic_first.against == ("target",)
+
+
+def test_a_measurement_is_held_against_the_target_of_another_document():
+    incident = hit(1, INCIDENT, title="Payroll export outage, 3 March", canonical_type="incident",
+                   canonical_status="accepted", slug="inc-7")  # fmt: skip
+    targets = hit(2, TARGETS, title="Support targets", canonical_type="standard",
+                  canonical_status="accepted", slug="std-support")  # fmt: skip
+    brief = _brief(
+        "was the payroll export outage restored within the restore target?", incident, targets
+    )
+    # what was measured leads (not the time the team convened, nor a limit), then the target
+    # of the incident's priority (P3, not P2), and the two make a yes
+    assert "3 hours 15 minutes" in brief.lead.unit.text
+    assert brief.support[0].unit.text.startswith("P3")
+    assert brief.verdict == "yes"
+    answer = compose(brief)
+    assert answer.startswith("Yes")
+    assert re.search(r"\b3 hours 15 minutes\b", answer) and re.search(r"\b4 hours\b", answer)
+
+
+def test_a_target_two_labels_name_alike_gives_no_verdict():
+    incident = hit(1, INCIDENT, title="Payroll export outage, 3 March", canonical_type="incident",
+                   canonical_status="accepted", slug="inc-7")  # fmt: skip
+    targets = hit(2, TARGETS, title="Support targets", canonical_type="standard",
+                  canonical_status="accepted", slug="std-support")  # fmt: skip
+    # "fixed within the target": the response and the restore target are both targets
+    brief = _brief("was the payroll export outage fixed within the target?", incident, targets)
+    assert "3 hours 15 minutes" in brief.lead.unit.text
+    assert brief.verdict == ""
