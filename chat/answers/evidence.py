@@ -381,6 +381,11 @@ def _pick_lead(
         # an option that was considered and not chosen never answers what is used
         chosen = [s for s in ranked if not s.unit.alternative]
         ranked = chosen or ranked
+    if question.names and question.specific:
+        # the value asked for is that of what the question names ("when did it fly past
+        # Neptune": not the dates of Jupiter and Saturn); a how-to's steps may name nothing
+        naming = [s for s in ranked if names_present(question.names, s.source, s.unit)]
+        ranked = naming or ranked
     best = ranked[0]
     if question.wants_list:
         # several things asked for: a list or table nearly as relevant answers, not a sentence

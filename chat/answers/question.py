@@ -130,16 +130,53 @@ _WHO_VERB = re.compile(
 _WHEN_VERB = re.compile(rf"^\s*(?:and\s+)?when\s+{_AUX}\s+\S.*?\b([a-z]+)\b[\s\W]*$", re.I)
 
 
+# A prepositional phrase closing a question whose object is named: capitalised words or a
+# number after "past", "to", "from"... ("fly past Neptune", "move to the United States").
+_TRAILING_NAMED = re.compile(
+    r"\s+(past|to|from|into|onto|at|in|on|for|with|by|near|across|through|around|over)"
+    r"(?:\s+(?:the|a|an))?(?:\s+(?:[A-ZÀ-Þ][\w'’.-]*|\d[\w.-]*|of|and|&))+[\s?.!]*$"
+)
+
+
+# English light verbs: with them the noun after says what was done ("made the call")
+_LIGHT_VERBS = frozenset(
+    words.terms("make makes made take takes took give gives gave get gets got have has had")
+)
+
+
+# The light verb's object ends where the thing it is about begins ("the call on going with
+# it", "the decision to switch to Fabrica").
+_OBJECT_END = re.compile(
+    r"\b(?:to|in|on|of|for|at|about|over|into|during|after|from|by|with|when|if|and|or)\b|"
+    r"[,;?!]",
+    re.I,
+)
+
+
 def _relation(kind: str, text: str) -> frozenset[str]:
     if kind == PERSON:
         match = _WHO_VERB.match(text)
-        return words.terms(match.group(1)) if match else frozenset()
+        if match is None:
+            return frozenset()
+        verb = words.terms(match.group(1))
+        if verb & _LIGHT_VERBS:
+            # "who made the final call", "who gave the go-ahead": the noun says what is done
+            phrase = _OBJECT_END.split(text[match.end() :], maxsplit=1)[0]
+            return verb | words.terms(phrase)
+        return verb
     if kind == DATE:
+        # the verb comes before its particles and before a place or thing it goes to by name
+        # ("fly past Neptune", "move to the United States"): not the relation
+        named = _TRAILING_NAMED.search(text)
+        body = text[: named.start()] if named else text
         body = re.sub(
-            r"(?:\s+(?:in|on|off|out|up|over|it|them|this|that|back))+[\s?.!]*$", "", text
+            r"(?:\s+(?:in|on|off|out|up|over|it|them|this|that|back))+[\s?.!]*$", "", body
         )
         match = _WHEN_VERB.match(body)
-        return words.terms(match.group(1)) if match else frozenset()
+        if match is None:
+            return frozenset()
+        # ...and the preposition is the verb's ("fly past": documents say "passed")
+        return words.terms(match.group(1)) | (words.terms(named.group(1)) if named else frozenset())
     return frozenset()
 
 

@@ -464,3 +464,32 @@ def test_a_target_two_labels_name_alike_gives_no_verdict():
     brief = _brief("was the payroll export outage fixed within the target?", incident, targets)
     assert "3 hours 15 minutes" in brief.lead.unit.text
     assert brief.verdict == ""
+
+
+def test_the_relation_of_when_and_who_questions_is_read_past_names_and_light_verbs():
+    # the verb, not the place it goes to by name; its preposition is part of it
+    assert read_question("When did Kestrel 3 fly past Vesta?").relation == {"fly", "past"}
+    assert read_question("When did the team move to the United States?").relation == {"move"}
+    assert read_question("when did the new procedure kick in").relation == {"kick"}
+    # a light verb's noun says what was done; the thing it was done about is the subject
+    made = read_question("and who made the final call on going with it?")
+    assert made.relation == {"make", "final", "call"}
+    took = read_question("who took the decision to switch to Fabrica?")
+    assert took.relation == {"take", "decision"} and "fabrica" in took.terms
+
+
+PROBE = """# Kestrel 3
+
+Kestrel 3 is a survey probe launched on 4 March 2029.
+
+## Flybys
+
+Kestrel 3 flew past Mars in May 2031 and Ceres in June 2033. It then reached the belt's
+second body, Vesta, which it passed in August 2035, mapping a long chain of craters.
+"""
+
+
+def test_the_lead_names_what_the_question_names():
+    brief = _brief("When did Kestrel 3 fly past Vesta?", hit(1, PROBE, title="Kestrel 3"))
+    assert brief.answerable
+    assert "August 2035" in brief.lead.unit.text  # not the flybys of Mars and Ceres
