@@ -36,13 +36,16 @@ SAME_SUBJECT = 0.5
 SUBJECT_BALANCE = 0.34
 # A value's clause must name at least this many content words besides the value.
 MIN_SUBJECT_TERMS = 2
+# A capitalised word this rare in English (kb.words.english_weight) names something: a
+# site, a product, a person.
+NAME_WEIGHT = 0.9
 # Opposite yes/no rules: the two passages (the rule words left out) are this alike, a
 # stricter bar than a value's subject (a rule has no value to pin it down).
 SAME_RULE = 0.75
 
 # Where a clause ends: a semicolon, a sentence end, a dash between words, a comma (the
-# clause after "said Tom" is not about the window), a parenthesis.
-_CLAUSE_BREAK = re.compile(r";|[.!?](?:\s|$)|\s[—–-]\s|,\s|\(|\)")
+# clause after "said Tom" is not about the window).
+_CLAUSE_BREAK = re.compile(r";|[.!?](?:\s|$)|\s[—–-]\s|,\s")
 # Words that say how a rule goes, not what it is about.
 _RULE_WORDS = frozenset(
     words.terms(
@@ -60,6 +63,9 @@ class Passage:
     text: str
     section: str = ""
     chunk_id: int | None = None
+    # a table row's first cell: what each value of the row is about ("Tenterfield" in
+    # "Tenterfield — Replaces: LineLog; Go-live: planned for 8 June 2026")
+    row: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,7 +95,13 @@ def passages(
     (code lines state no subject)."""
     units: Iterable[Unit] = split_units(text, section=section, continues=continues)
     return [
-        Passage(document_id=document_id, text=u.text, section=u.section, chunk_id=chunk_id)
+        Passage(
+            document_id=document_id,
+            text=u.text,
+            section=u.section,
+            chunk_id=chunk_id,
+            row=(u.bare or u.text).split(" — ", 1)[0] if u.kind == "row" else "",
+        )
         for u in units
         if u.kind != "code" and not u.alternative
     ]
@@ -108,6 +120,7 @@ class _Subject:
 
     weights: dict[str, float]
     order: tuple[tuple[str, ...], ...]  # each written word's terms, in order
+    names: frozenset[str] = frozenset()  # terms of rare capitalised words (Tenterfield)
 
     @property
     def terms(self) -> frozenset[str]:
@@ -120,12 +133,16 @@ class _Subject:
 def _subject(text: str) -> _Subject:
     weights: dict[str, float] = {}
     order: list[tuple[str, ...]] = []
+    names: set[str] = set()
     for token in _TOKEN.findall(text):
         found = tuple(sorted(t for t in words.terms(token) if len(t) > 1 or t.isdigit()))
         order.append(found)
+        weight = words.english_weight(token.lower())
         for term in found:
-            weights[term] = max(weights.get(term, 0.0), words.english_weight(token.lower()))
-    return _Subject(weights, tuple(order))
+            weights[term] = max(weights.get(term, 0.0), weight)
+        if token[:1].isupper() and weight >= NAME_WEIGHT:
+            names.update(found)
+    return _Subject(weights, tuple(order), frozenset(names))
 
 
 def _clause(text: str, value: vals.Value) -> tuple[int, int]:
@@ -150,8 +167,9 @@ def _is_named_number(text: str, value: vals.Value) -> bool:
     return value.kind == vals.COUNT and bool(_NAMED_NUMBER.search(text[: value.start]))
 
 
-def _stated(text: str) -> list[_Stated]:
-    """The comparable values of a passage, each with the subject of its clause."""
+def _stated(text: str, row: str = "") -> list[_Stated]:
+    """The comparable values of a passage, each with the subject of its clause (and of its
+    row, in a table)."""
     found = [
         v for v in vals.values_in(text) if v.kind in COMPARABLE and not _is_named_number(text, v)
     ]
@@ -163,9 +181,11 @@ def _stated(text: str) -> list[_Stated]:
         for v in sorted(found, key=lambda v: -v.start):
             if start <= v.start and v.end <= end:
                 clause = clause[: v.start - start] + " " + clause[v.end - start :]
-        subject = _subject(clause)
+        own = [t for t in _subject(clause).terms if not t[:1].isdigit()]
+        subject = _subject(f"{row} {clause}" if row and row not in clause else clause)
         content = [t for t in subject.terms if not t[:1].isdigit()]
-        if len(content) >= MIN_SUBJECT_TERMS:
+        # the clause itself names something (not a bare ": 5" after a parenthesis)
+        if own and len(content) >= MIN_SUBJECT_TERMS:
             out.append(_Stated(value, subject, (start, end)))
     return out
 
@@ -177,9 +197,12 @@ def _preceded(subject: _Subject) -> dict[str, tuple[str, ...]]:
 
 
 def _contrast(a: _Subject, b: _Subject) -> bool:
-    """The two subjects name different things of one sort: a shared word follows a word of
-    each that the other does not say ("production Kafka cluster" / "staging Kafka cluster",
-    "Priority 1 tickets" / "Priority 3 tickets")."""
+    """The two subjects name different things of one sort: each names a place, product or
+    person the other does not ("Tenterfield" / "Coldhurst"), or a shared word follows a word
+    of each that the other does not say ("production Kafka cluster" / "staging Kafka
+    cluster", "Priority 1 tickets" / "Priority 3 tickets")."""
+    if words.matching(a.names, b.terms) != a.names and words.matching(b.names, a.terms) != b.names:
+        return True
     before_a, before_b = _preceded(a), _preceded(b)
     for term, prev_a in before_a.items():
         prev_b = before_b.get(term)
@@ -211,20 +234,30 @@ def subject_similarity(a: _Subject, b: _Subject, *, without: frozenset[str] = fr
 
 def _comparable_pair(a: vals.Value, b: vals.Value, text_a: str, text_b: str) -> bool:
     """Two values that may contradict: one kind, both a length of time or both how often
-    ("daily" is no answer to "35 days"), the same things counted ("6 brokers", "9 brokers")."""
+    ("daily" is no answer to "35 days"; "monthly" and "every month" are not compared, the
+    value model keeps them as written), the same things counted ("6 brokers", "9 brokers"),
+    amounts and measures in one currency or unit (the value model converts lengths of time,
+    not 950 mm into 95 cm: those are not compared)."""
     if a.kind != b.kind:
+        return False
+    if a.kind == vals.QUANTITY and a.key[1:] != b.key[1:]:
+        return False
+    if a.kind == vals.MONEY and a.key[:1] != b.key[:1]:
         return False
     if vals.is_frequency(a, text_a) != vals.is_frequency(b, text_b):
         return False
+    if a.kind == vals.DURATION and (isinstance(a.key[0], str) or isinstance(b.key[0], str)):
+        return False  # how often in words ("monthly", "every month"): not normalised
     noun_a, noun_b = vals.counted_noun(a), vals.counted_noun(b)
-    if a.kind == vals.COUNT and noun_a and noun_b:
+    if a.kind == vals.COUNT and (noun_a or noun_b):
+        # "3,120 packs" is no answer to a bare "5" (a score), nor to "6 nodes"
         return bool(words.matching(words.terms(noun_a), words.terms(noun_b)))
     return True
 
 
 def conflict(record: Passage, other: Passage) -> Finding | None:
     """The conflict between a passage of the record and one of another document, if any."""
-    mine, theirs = _stated(record.text), _stated(other.text)
+    mine, theirs = _stated(record.text, record.row), _stated(other.text, other.row)
     best: Finding | None = None
     for a in mine:
         for b in theirs:

@@ -30,6 +30,7 @@ from django.utils import timezone
 from canonical.services import record_archive, record_deprecate
 from canonical.transitions import CurationError
 from chat.conflicts.detect import Finding, Passage, conflicts, passages
+from chat.conflicts.detect import conflict as conflict_of
 from chat.models import Conflict, ConflictState
 from kb.curation import AuditContext
 from kb.models import (
@@ -196,12 +197,39 @@ def conflicts_check(*, document_id: int) -> dict[str, int]:
         elif row.state == ConflictState.OPEN:
             row.save(update_fields=["last_seen_at"])
             seen += 1
-    gone = (
-        involving.filter(state=ConflictState.OPEN)
-        .exclude(pk__in=kept)
-        .update(state=ConflictState.GONE, resolved_at=now, last_seen_at=now)
+    # an open one this run did not meet (the nearest chunks are not symmetric) is gone only
+    # when it no longer holds: a passage left its document, or the two no longer conflict
+    gone_ids: list[int] = []
+    unmet = involving.filter(state=ConflictState.OPEN).exclude(pk__in=kept)
+    for row in unmet.select_related("record", "other"):
+        if _still_holds(row):
+            seen += 1
+        else:
+            gone_ids.append(row.pk)
+    gone = Conflict.objects.filter(pk__in=gone_ids).update(
+        state=ConflictState.GONE, resolved_at=now, last_seen_at=now
     )
     return {"raised": raised, "seen": seen, "gone": gone}
+
+
+def _still_holds(conflict: Conflict) -> bool:
+    """Both passages are still in their (live, current) documents and still conflict."""
+    sides: list[Passage] = []
+    for document, text in (
+        (conflict.record, conflict.record_passage),
+        (conflict.other, conflict.other_passage),
+    ):
+        if not _checkable(document):
+            return False
+        chunks = Chunk.objects.filter(document=document).order_by("chunk_order")
+        found = next(
+            (p for chunk in chunks for p in _passages(chunk) if p.text == text),
+            None,
+        )
+        if found is None:
+            return False
+        sides.append(found)
+    return conflict_of(sides[0], sides[1]) is not None
 
 
 def conflicts_check_project(*, project_id: int) -> dict[str, int]:

@@ -221,3 +221,14 @@ def test_a_resolution_of_another_projects_conflict_is_refused(alpha, world):
     # a reader of the project is no editor: the console is closed to them
     reader = _client(alpha, world["reader"]).get(f"{LIST}{conflict.pk}/change/")
     assert reader.status_code in (302, 403, 404)
+
+
+def test_a_check_that_does_not_meet_an_open_pair_keeps_it_open(world, monkeypatch):
+    from chat.conflicts import services
+
+    run_queued_tasks()
+    conflict = Conflict.objects.get(record=world["runbook"])
+    monkeypatch.setattr(services, "MAX_NEIGHBOURS", 0)  # this run compares no chunks
+    assert conflicts_check(document_id=world["notes"].pk) == {"raised": 0, "seen": 1, "gone": 0}
+    conflict.refresh_from_db()
+    assert conflict.state == ConflictState.OPEN

@@ -110,6 +110,21 @@ def test_the_opposite_rule_about_the_same_thing_conflicts():
             "Full-time staff receive 25 days of paid annual leave per year.",
             "Annual leave requests are approved weekly by the team lead.",
         ),
+        # a measure in another unit (not converted: not compared)
+        (
+            "Guard rails on scaffolding must be at least 950 mm high.",
+            "Scaffolding guard rails must be at least 95 cm high.",
+        ),
+        # a row about another site (a name each side says and the other does not)
+        (
+            "Tenterfield — Replaces: LineLog; Go-live: planned for 8 June 2026",
+            "The plan is to go live at Coldhurst in August 2025.",
+        ),
+        # a count of things is no answer to a bare score
+        (
+            "Quantity — 3,120 packs, all in one batch",
+            "Kestrel Packaging — Quality (complaints, rejections): 5; Price: 8",
+        ),
         # the same polarity
         (
             "Employees on probation must not work remotely from abroad.",
@@ -138,3 +153,24 @@ def test_the_record_side_of_a_conflict_is_the_record_passage():
     b = passages("Hotel stays are reimbursed up to EUR 150 per night.", document_id=2)[0]
     found = conflict(a, b)
     assert found is not None and found.record is a and found.other is b
+
+
+def test_a_table_rows_first_cell_is_what_its_values_are_about():
+    table = (
+        "## Rollout\n\n| Site | Replaces | Go-live |\n|---|---|---|\n"
+        "| Coldhurst | Tracto | October 2025 |\n| Tenterfield | LineLog | planned for 8 June 2026 |\n"
+    )
+    note = "The plan is to go live at Coldhurst in August 2025."
+    found = conflicts(passages(table, document_id=1), passages(note, document_id=2))
+    assert [f.record.text.split(" — ")[0] for f in found] == ["Coldhurst"]
+    assert found[0].record_value == "October 2025"
+
+
+def test_how_often_in_words_is_not_compared():
+    assert (
+        _one(
+            "The escalation list is checked monthly by the OT lead.",
+            "The OT lead checks the escalation list every month.",
+        )
+        is None
+    )
