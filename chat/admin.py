@@ -377,6 +377,7 @@ class ConflictAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
         conflict = self.get_object(request, unquote(object_id))
         context = {
             **(extra_context or {}),
+            "title": "Conflict",
             "resolutions": conflict_resolutions(conflict=conflict) if conflict else None,
             "reason_max_chars": REASON_MAX_CHARS,
             "show_save": False,
