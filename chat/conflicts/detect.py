@@ -34,6 +34,9 @@ SAME_SUBJECT = 0.5
 # ...and the smaller of the two this share of the larger (a clause naming only "window"
 # is about too many things to contradict a "PITR window").
 SUBJECT_BALANCE = 0.34
+# ...and what they say besides names (a site, a product) this share of each other: a row
+# about a site states many things about it.
+SAME_ATTRIBUTE = 0.3
 # A value's clause must name at least this many content words besides the value.
 MIN_SUBJECT_TERMS = 2
 # A capitalised word this rare in English (kb.words.english_weight) names something: a
@@ -167,11 +170,20 @@ def _is_named_number(text: str, value: vals.Value) -> bool:
     return value.kind == vals.COUNT and bool(_NAMED_NUMBER.search(text[: value.start]))
 
 
+def _is_stamp(text: str, value: vals.Value) -> bool:
+    """A date or time in square brackets: when a chat message was sent ("[2026-03-05 09:02]"),
+    not what it says."""
+    after = text[value.end : value.end + 1]
+    return after == "]" or text[max(0, value.start - 1) : value.start] == "["
+
+
 def _stated(text: str, row: str = "") -> list[_Stated]:
     """The comparable values of a passage, each with the subject of its clause (and of its
     row, in a table)."""
     found = [
-        v for v in vals.values_in(text) if v.kind in COMPARABLE and not _is_named_number(text, v)
+        v
+        for v in vals.values_in(text)
+        if v.kind in COMPARABLE and not _is_named_number(text, v) and not _is_stamp(text, v)
     ]
     out: list[_Stated] = []
     for value in found:
@@ -213,23 +225,53 @@ def _contrast(a: _Subject, b: _Subject) -> bool:
     return False
 
 
-def subject_similarity(a: _Subject, b: _Subject, *, without: frozenset[str] = frozenset()) -> float:
-    """How alike two subjects are: the smaller of the two weighted shares each holds of the
-    other's words (`without` these); 0 when one is much smaller than the other
-    (SUBJECT_BALANCE) or they name different things of one sort (_contrast)."""
-    if without:
-        a = _Subject({t: w for t, w in a.weights.items() if t not in without}, a.order)
-        b = _Subject({t: w for t, w in b.weights.items() if t not in without}, b.order)
+def _without(subject: _Subject, terms: frozenset[str]) -> _Subject:
+    return _Subject(
+        {t: w for t, w in subject.weights.items() if t not in terms},
+        subject.order,
+        subject.names - terms,
+    )
+
+
+def _shares(a: _Subject, b: _Subject) -> float:
+    """The smaller of the two weighted shares each subject holds of the other's words; 0
+    when one is much smaller than the other (SUBJECT_BALANCE)."""
     weight_a, weight_b = a.weight(a.terms), b.weight(b.terms)
     if not weight_a or not weight_b:
         return 0.0
     if min(weight_a, weight_b) < SUBJECT_BALANCE * max(weight_a, weight_b):
         return 0.0
-    if _contrast(a, b):
-        return 0.0
     share_a = a.weight(words.matching(a.terms, b.terms)) / weight_a
     share_b = b.weight(words.matching(b.terms, a.terms)) / weight_b
     return min(share_a, share_b)
+
+
+def subject_similarity(a: _Subject, b: _Subject, *, without: frozenset[str] = frozenset()) -> float:
+    """How alike two subjects are (`without` these words): the smaller of the two weighted
+    shares each holds of the other's words; 0 when what they say besides the names in them
+    is too unlike (SAME_ATTRIBUTE: "Carn Dubh, in operation since" is not "Carn Dubh in June
+    as usual") or they name different things of one sort (_contrast)."""
+    if without:
+        a, b = _without(a, without), _without(b, without)
+    if _contrast(a, b):
+        return 0.0
+    whole = _shares(a, b)
+    names = a.names | b.names
+    if not names or not whole:
+        return whole
+    return whole if _shares(_without(a, names), _without(b, names)) >= SAME_ATTRIBUTE else 0.0
+
+
+_RATE = re.compile(
+    r"^(?:\s+[a-z-]+){0,3}?\s+(?:a|an|per|each|every)\s+"
+    r"(?:day|week|month|year|hour|minute|shift|night|quarter)\b",
+    re.I,
+)
+
+
+def _is_rate(value: vals.Value, text: str) -> bool:
+    """A number per period ("1,900 calls a month", "EUR 45 per day")."""
+    return bool(_RATE.match(text[value.end : value.end + 40]))
 
 
 def _comparable_pair(a: vals.Value, b: vals.Value, text_a: str, text_b: str) -> bool:
@@ -248,6 +290,14 @@ def _comparable_pair(a: vals.Value, b: vals.Value, text_a: str, text_b: str) -> 
         return False
     if a.kind == vals.DURATION and (isinstance(a.key[0], str) or isinstance(b.key[0], str)):
         return False  # how often in words ("monthly", "every month"): not normalised
+    if _is_rate(a, text_a) != _is_rate(b, text_b):
+        return False  # "1,900 calls a month" is no answer to "212 calls about the problem"
+    if a.kind == vals.DATE:
+        parts_a, parts_b = vals.date_parts(a), vals.date_parts(b)
+        if any(parts_a) or any(parts_b):
+            # "in October" agrees with "13 October 2025": only a part both state may differ
+            pairs = zip(parts_a, parts_b, strict=True)
+            return any(x is not None and y is not None and x != y for x, y in pairs)
     noun_a, noun_b = vals.counted_noun(a), vals.counted_noun(b)
     if a.kind == vals.COUNT and (noun_a or noun_b):
         # "3,120 packs" is no answer to a bare "5" (a score), nor to "6 nodes"

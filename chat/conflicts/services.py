@@ -195,7 +195,13 @@ def conflicts_check(*, document_id: int) -> dict[str, int]:
         if created:
             raised += 1
         elif row.state == ConflictState.OPEN:
-            row.save(update_fields=["last_seen_at"])
+            # the values as the detector reads them now
+            row.record_value = finding.record_value[:200]
+            row.other_value = finding.other_value[:200]
+            row.kind, row.subject = finding.kind, finding.subject
+            row.save(
+                update_fields=["record_value", "other_value", "kind", "subject", "last_seen_at"]
+            )
             seen += 1
     # an open one this run did not meet (the nearest chunks are not symmetric) is gone only
     # when it no longer holds: a passage left its document, or the two no longer conflict

@@ -125,6 +125,26 @@ def test_the_opposite_rule_about_the_same_thing_conflicts():
             "Quantity — 3,120 packs, all in one batch",
             "Kestrel Packaging — Quality (complaints, rejections): 5; Price: 8",
         ),
+        # a date said less precisely agrees with it
+        (
+            "Larkspur therefore went live on 13 October 2025.",
+            "Since Larkspur went live in October 2025, the team has had its own pager.",
+        ),
+        # a number per period is no answer to a total
+        (
+            "The call centre took 212 calls about the problem.",
+            "The call centre takes about 1,900 calls a month from patients asking for results.",
+        ),
+        # when a chat message was sent is not what it says
+        (
+            "Marcus Lee approves the certificate change by phone at 13:05.",
+            "[2026-03-05 08:45] Marcus Lee: certificate change approved, morning all.",
+        ),
+        # a row about a site says other things about it than a note naming the site
+        (
+            "Carn Dubh — Turbines: 12; In operation since: October 2023",
+            "Nordvik spring service starts at Sollia Heights in April. Carn Dubh in June as usual.",
+        ),
         # the same polarity
         (
             "Employees on probation must not work remotely from abroad.",
@@ -174,3 +194,12 @@ def test_how_often_in_words_is_not_compared():
         )
         is None
     )
+
+
+def test_a_date_that_differs_in_a_part_both_state_conflicts():
+    found = _one(
+        "Larkspur therefore went live on 13 October 2025.",
+        "Larkspur went live in November 2025, after the second test run.",
+    )
+    assert found is not None
+    assert (found.record_value, found.other_value) == ("13 October 2025", "in November")
