@@ -6,16 +6,22 @@ engine's rule (`chat.answers.evidence.different_value`: 35 days against 14 days,
 (`evidence.opposite_rules`: "only the platform team may" against "any developer can") in two
 passages about the same thing.
 
-A value's subject is the clause it stands in (a row's label, a sentence up to its next
-comma or semicolon), without the value's own words: "PITR window: 35 days" is about the PITR
-window; "accounts are locked after 5 failed login attempts" about locked accounts and failed
-logins. Two subjects match when each states most of the other (weighted by how much a word
-says on its own in English, `kb.words.english_weight`): the meeting note that says "the PITR
-window for the portal db is 14 days, said Tom" states all of the runbook's subject and adds
-little. Precision matters more than recall: a pair raised wrongly costs an editor's time,
-so a value whose clause says too little on its own (fewer than MIN_SUBJECT_TERMS words) does
-not count, and a clause that repeats a value of the other (the two agree on something of
-that kind) is a list, not a contradiction.
+A value's subject is the clause it stands in (a row's label and first cell, a sentence up
+to its next comma or semicolon), without the values: "PITR window: 35 days of WAL on the
+backup bucket" is about the PITR window of WAL on the backup bucket. Two subjects match when
+each states most of the other (SAME_SUBJECT; words weighted by how much they say on their own
+in English, `kb.words.english_weight`), including what they say besides the names of sites
+or products they share (SAME_ATTRIBUTE), and they do not name different things of one sort
+("production" / "staging Kafka cluster", "Tenterfield" / "Coldhurst").
+
+Precision matters more than recall: a pair raised wrongly costs an editor's time. So a value
+is not compared when its clause names nothing of its own (a row's bare ": 5") or it
+is a stamp ("[... 08:45]") or a number naming a thing ("Priority 1"); and two values are
+compared only when they are of one kind and say the same sort of thing: both how often or
+both how long, both per period or neither ("1,900 calls a month" / "212 calls"), the same
+things counted, one unit or currency (950 mm is not converted into 95 cm), a date only in a
+part both state ("in October" agrees with "13 October 2025"). A clause of the other stating
+the same value beside another is no contradiction.
 """
 
 from __future__ import annotations
