@@ -1,8 +1,10 @@
-"""Editors' console entries: content gaps to write next, and the read-only chat log."""
+"""Editors' console entries: content gaps to write next, the read-only chat log, answer
+feedback, and conflicts between documents to resolve."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
@@ -14,8 +16,16 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
+from chat.conflicts.selectors import conflict_resolutions, conflicts_for
+from chat.conflicts.services import (
+    REASON_MAX_CHARS,
+    ConflictError,
+    conflict_archive_other,
+    conflict_deprecate_other,
+    conflict_dismiss,
+)
 from chat.feedback import COMMENT_MAX_CHARS, feedback_resolve, feedback_resolve_one, gold_line
-from chat.models import ChatLog, ContentGap, Feedback, FeedbackReason
+from chat.models import ChatLog, Conflict, ConflictState, ContentGap, Feedback, FeedbackReason
 from chat.selectors import (
     chat_logs_for,
     content_gaps_for,
@@ -289,3 +299,117 @@ class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "admin/chat/feedback/documents.html", context)
+
+
+class ConflictStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return list(ConflictState.choices)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        return queryset if value is None else queryset.filter(state=value)
+
+
+# one-click resolutions: the form's `action` -> the service
+CONFLICT_RESOLUTIONS: dict[str, tuple[Callable[..., Conflict], str]] = {
+    "deprecate": (conflict_deprecate_other, "The other document is deprecated."),
+    "archive": (conflict_archive_other, "The other document is archived."),
+    "dismiss": (conflict_dismiss, "Conflict dismissed; this pair will not be raised again."),
+}
+
+
+@admin.register(Conflict, site=site)
+class ConflictAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
+    """Two documents of a project stating different values for the same thing, one of them an
+    accepted record: both passages side by side, resolved with one click through the curation
+    services (chat.conflicts.services), or dismissed with a reason."""
+
+    list_display = (
+        "values",
+        "record_side",
+        "other_side",
+        "project",
+        "created_at",
+        "state",
+    )
+    list_filter = (ConflictStateFilter, "kind")
+    search_fields = ("record_passage", "other_passage", "record__title", "other__title")
+    ordering = ("-created_at",)
+    readonly_fields = ("state", "reason", "resolved_by", "resolved_at")
+    fields = readonly_fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Conflict]:
+        return conflicts_for(user=request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.admin_site.has_permission(request)
+
+    @admin.display(description="values")
+    def values(self, obj: Conflict) -> str:
+        if obj.kind == "rule":
+            return "opposite yes/no rules"
+        return f"{obj.record_value} vs {obj.other_value}"
+
+    @admin.display(description="accepted record")
+    def record_side(self, obj: Conflict) -> str:
+        return f"{obj.record.title}: {obj.record_passage[:90]}"
+
+    @admin.display(description="other document")
+    def other_side(self, obj: Conflict) -> str:
+        status = obj.other.canonical_status or "uncurated"
+        return f"{obj.other.title} ({status}): {obj.other_passage[:90]}"
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
+        if request.method == "GET" and not request.GET:
+            return HttpResponseRedirect("?state=open")  # the list opens on what needs doing
+        return super().changelist_view(request, extra_context)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        conflict = self.get_object(request, unquote(object_id))
+        context = {
+            **(extra_context or {}),
+            "title": "Conflict",
+            "resolutions": conflict_resolutions(conflict=conflict) if conflict else None,
+            "reason_max_chars": REASON_MAX_CHARS,
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+        }
+        return super().change_view(request, object_id, form_url, context)
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                "<path:object_id>/resolve/",
+                self.admin_site.admin_view(require_POST(self.resolve_view)),
+                name="chat_conflict_resolve",
+            ),
+            *super().get_urls(),
+        ]
+
+    def resolve_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """One resolution from the conflict's page; back to the page with what happened."""
+        conflict = self.get_object(request, unquote(object_id))  # out of scope: 404
+        if conflict is None or not self.has_change_permission(request, conflict):
+            raise PermissionDenied
+        chosen = CONFLICT_RESOLUTIONS.get(request.POST.get("action", ""))
+        if chosen is None:
+            self.message_user(request, "Choose a resolution.", messages.ERROR)
+        else:
+            service, done = chosen
+            try:
+                service(conflict=conflict, by=request.user, reason=request.POST.get("reason", ""))
+            except ConflictError as exc:
+                self.message_user(request, f"Not resolved: {exc}", messages.ERROR)
+            else:
+                self.message_user(request, done, messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:chat_conflict_change", args=[conflict.pk]))

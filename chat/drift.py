@@ -95,7 +95,16 @@ def drift_checks_enqueue(document_ids: Collection[int]) -> None:
         answer_drift_check.enqueue(schema_name=schema, document_id=document_id)
 
 
-CITATION_WATCHER = CitationWatcher(changed=drift_checks_enqueue, count=answers_citing_count)
+def _conflict_checks_enqueue(document_ids: Collection[int]) -> None:
+    from chat.conflicts.services import conflict_checks_enqueue
+
+    conflict_checks_enqueue(document_ids)
+
+
+# the watcher also queues the conflicts check of every document a new version is kept for
+CITATION_WATCHER = CitationWatcher(
+    changed=drift_checks_enqueue, count=answers_citing_count, kept=_conflict_checks_enqueue
+)
 
 
 def answer_drifts_mark(*, document_id: int) -> dict[str, int]:

@@ -256,3 +256,54 @@ class AnswerDrift(models.Model):
 
     def __str__(self) -> str:
         return f"answer {self.message_id}: document {self.document_id} {self.kind}"
+
+
+class ConflictState(models.TextChoices):
+    OPEN = "open", "Open"
+    DEPRECATED = "deprecated", "Resolved: the other document deprecated"
+    ARCHIVED = "archived", "Resolved: the other document archived"
+    DISMISSED = "dismissed", "Dismissed"
+    GONE = "gone", "No longer stated"  # a later check found the two agree, or one went stale
+
+
+class Conflict(models.Model):
+    """Two passages of one project stating different values for the same subject, one in an
+    accepted canonical record (chat.conflicts). One row per (record, other, passages): a
+    dismissed or resolved pair is remembered, so the same pair is not raised again."""
+
+    project = models.ForeignKey("access.Project", on_delete=models.CASCADE, related_name="+")
+    record = models.ForeignKey("kb.Document", on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey("kb.Document", on_delete=models.CASCADE, related_name="+")
+    record_passage = models.TextField()
+    other_passage = models.TextField()
+    record_value = models.CharField(max_length=200, blank=True, default="")
+    other_value = models.CharField(max_length=200, blank=True, default="")
+    kind = models.CharField(max_length=20)  # the values' kind, or "rule" (yes/no)
+    subject = models.FloatField(default=0.0)  # how alike the two subjects are (0..1)
+    # the pair's identity: a hash of the two passages as stated
+    key = models.CharField(max_length=64)
+    state = models.CharField(
+        max_length=12, choices=ConflictState.choices, default=ConflictState.OPEN
+    )
+    reason = models.TextField(blank=True, default="")  # why it was dismissed or resolved
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["record", "other", "key"], name="chat_conflict_one_per_pair"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["project", "state"], name="chat_conflict_project_state"),
+            models.Index(fields=["other", "state"], name="chat_conflict_other_state"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.record_value or 'rule'} / {self.other_value or 'opposite rule'}"

@@ -23,3 +23,18 @@ def answer_drift_check(*, schema_name: str, document_id: int) -> dict[str, int]:
     if any(marked.values()):
         logger.info("answer drift in %s, document %s: %s", schema_name, document_id, marked)
     return marked
+
+
+@task()
+def conflicts_check_task(*, schema_name: str, document_id: int) -> dict[str, int]:
+    """Find the conflicts of one changed document with the rest of its project (idempotent)."""
+    from chat.conflicts.services import conflicts_check
+
+    if not get_tenant_model().objects.filter(schema_name=schema_name).exists():
+        logger.warning("skipping conflicts of %s: tenant %r is gone", document_id, schema_name)
+        return {}
+    with schema_context(schema_name):
+        found = conflicts_check(document_id=document_id)
+    if found.get("raised"):
+        logger.info("conflicts in %s, document %s: %s", schema_name, document_id, found)
+    return found

@@ -11,6 +11,9 @@ live in a layer above (the chat app), which kb never imports. That layer registe
   the change and its queued job commit together or not at all.
 - `count(document_ids)` answers how many stored answers (and how many distinct people)
   cite any of the documents: what a confirmation page says before an editor changes them.
+- `kept(document_ids)` (optional) is called inside the writer's transaction for every
+  document a new version was kept for, its first one too (an ingest, a re-ingest whose text
+  changed, a status change): the layer's checks across documents (conflicts) queue there.
 
 Without a watcher both are no-ops (nothing cites a document, nothing to tell).
 """
@@ -31,6 +34,7 @@ class CitingCount:
 class CitationWatcher:
     changed: Callable[[Collection[int]], None]
     count: Callable[[Collection[int]], CitingCount]
+    kept: Callable[[Collection[int]], None] | None = None
 
 
 _watcher: CitationWatcher | None = None
@@ -49,6 +53,14 @@ def documents_changed(document_ids: Collection[int]) -> None:
     ids = sorted({pk for pk in document_ids if pk is not None})
     if ids and _watcher is not None:
         _watcher.changed(ids)
+
+
+def documents_kept(document_ids: Collection[int]) -> None:
+    """Tell the watcher (inside the writer's transaction) that these documents have a new
+    version, a first one included."""
+    ids = sorted({pk for pk in document_ids if pk is not None})
+    if ids and _watcher is not None and _watcher.kept is not None:
+        _watcher.kept(ids)
 
 
 def citing_count(document_ids: Collection[int]) -> CitingCount:

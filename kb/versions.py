@@ -32,7 +32,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import F
 
 from kb.curation import AuditContext
-from kb.drift import documents_changed
+from kb.drift import documents_changed, documents_kept
 from kb.models import CanonicalStatus, Chunk, Document, DocumentVersion, Edge, VersionText
 from kb.rendering import rebuild_content
 
@@ -276,6 +276,7 @@ def _record(changes: list[_Change], origin: AuditContext) -> list[DocumentVersio
         Document.objects.bulk_update([v.document for v in created], ["current_version"])
         # answers citing an earlier version may have drifted (a first version has none)
         documents_changed([v.document_id for v in created if v.number > 1])
+        documents_kept([v.document_id for v in created])
     return created
 
 

@@ -462,6 +462,9 @@ CHAT: dict[str, Any] = {
     ),
     "PROMPT_TIMEZONE": env_str("KB_PROMPT_TIMEZONE", "UTC"),
     "QUESTION_MAX_CHARS": env_int("KB_QUESTION_MAX_CHARS", 10_000),
+    # Queue a conflicts check (chat.conflicts) for every document a new version is kept for.
+    # Off in tests unless a test turns it on: the suite counts the tasks it queues.
+    "CONFLICTS_ON_INGEST": env_bool("KB_CHAT_CONFLICTS_ON_INGEST", not TESTING),
 }
 
 

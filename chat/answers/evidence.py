@@ -313,6 +313,13 @@ def _polarity(text: str) -> int:
     return 0
 
 
+def opposite_rules(a: str, b: str) -> bool:
+    """Whether two statements state a yes/no rule the opposite way ("only admins may" vs
+    "editors can"): one restricts or forbids, the other allows."""
+    mine, theirs = _polarity(a), _polarity(b)
+    return bool(mine and theirs and mine != theirs)
+
+
 # Values two sources can disagree on; names and codes differ for many other reasons.
 COMPARABLE = frozenset({*vals.NUMERIC_KINDS, vals.DATE, vals.TIME})
 
@@ -324,13 +331,27 @@ def _comparable(scored: Scored) -> list[vals.Value]:
     return [v for v in found if v.kind in COMPARABLE]
 
 
+def different_value(
+    mine: Sequence[vals.Value], theirs: Sequence[vals.Value]
+) -> tuple[vals.Value, vals.Value] | None:
+    """Same thing, different value: the first of `mine` (of a kind two sources can disagree
+    on, COMPARABLE) that `theirs` states values of its kind for, none of them the same (35
+    days against 14 days; not against 5 weeks), with the first of those; None when they agree
+    or state no value of one kind. The chat's disagreements and the conflicts detector
+    (chat.conflicts) both ask this."""
+    for value in mine:
+        if value.kind not in COMPARABLE:
+            continue
+        same_kind = [v for v in theirs if v.kind == value.kind]
+        if same_kind and not any(vals.same_value(value, v) for v in same_kind):
+            return value, same_kind[0]
+    return None
+
+
 def _different_value(lead: Scored, other: Scored) -> tuple[str, str] | None:
     """(lead's value, other's value) when both state a value of one kind and they differ."""
-    for mine in _comparable(lead):
-        theirs = [v for v in _comparable(other) if v.kind == mine.kind]
-        if theirs and not any(vals.same_value(mine, v) for v in theirs):
-            return mine.text, theirs[0].text
-    return None
+    pair = different_value(_comparable(lead), _comparable(other))
+    return (pair[0].text, pair[1].text) if pair is not None else None
 
 
 def _disagreements(
@@ -354,10 +375,12 @@ def _disagreements(
         ):
             continue  # not about the same thing
         pair = _different_value(lead, other)
-        if pair is None and question.kind == YESNO:
-            mine, theirs = _polarity(lead.unit.text), _polarity(other.unit.text)
-            if mine and theirs and mine != theirs:
-                pair = ("", "")
+        if (
+            pair is None
+            and question.kind == YESNO
+            and opposite_rules(lead.unit.text, other.unit.text)
+        ):
+            pair = ("", "")
         if pair is not None:
             found.append(
                 Disagreement(trusted=lead, other=other, trusted_value=pair[0], other_value=pair[1])
@@ -1105,6 +1128,8 @@ __all__ = [
     "EvidenceBrief",
     "SupersedeLink",
     "build_brief",
+    "different_value",
     "earlier_subject",
+    "opposite_rules",
     "trust",
 ]

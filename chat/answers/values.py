@@ -354,6 +354,31 @@ def same_value(a: Value, b: Value) -> bool:
     return a.key == b.key
 
 
+_MONTH_NUMBERS = {name: n for n, name in enumerate(
+    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1
+)}  # fmt: skip
+
+
+def date_parts(value: Value) -> tuple[int | None, int | None, int | None]:
+    """(year, month, day) as far as a date states them ("in October" -> (None, 10, None),
+    "13 October 2025" -> (2025, 10, 13), "2025-10-13" likewise); (None, None, None) for a
+    weekday, a quarter or a decade."""
+    text = value.text.lower()
+    if value.kind != DATE or is_decade(value) or re.search(r"\bq[1-4]\b|day", text):
+        return None, None, None
+    iso = re.search(r"\b(\d{4})-(\d{2})-(\d{2})\b", text)
+    if iso:
+        return int(iso.group(1)), int(iso.group(2)), int(iso.group(3))
+    year = re.search(r"\b(\d{4})\b", text)
+    month = re.search(rf"\b({_MONTHS})\b", text)
+    day = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b(?!\d)", re.sub(r"\b\d{4}\b", " ", text))
+    return (
+        int(year.group(1)) if year else None,
+        _MONTH_NUMBERS[month.group(1)[:3]] if month else None,
+        int(day.group(1)) if day and month else None,
+    )
+
+
 def duration_seconds(value: Value) -> float | None:
     """A duration's length in seconds (the upper end of a range), None for a frequency word."""
     if value.kind != DURATION or not isinstance(value.key[0], float | int):

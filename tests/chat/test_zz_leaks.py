@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.models import ChatLog, ContentGap, Conversation
+from chat.models import ChatLog, Conflict, ContentGap, Conversation
 from kb.models import Document
 from portal.access.models import Project
 
@@ -18,3 +18,4 @@ def test_chat_tests_leave_no_committed_rows_behind(alpha):
     assert not Conversation.objects.exists()
     assert not ChatLog.objects.exists()
     assert not ContentGap.objects.exists()
+    assert not Conflict.objects.exists()

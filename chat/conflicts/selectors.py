@@ -1,0 +1,44 @@
+"""Reads of conflicts: which ones an editor sees (the projects they edit), and what the
+transitions rule lets them do about one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from canonical.transitions import ALLOWED_TRANSITIONS
+from chat.models import Conflict, ConflictState
+from kb.models import CanonicalStatus, Document
+from portal.access.models import AnyUser, Project
+
+
+def conflicts_for(*, user: AnyUser) -> QuerySet[Conflict]:
+    """Conflicts of the projects the user edits (all of them for a superuser)."""
+    rows = Conflict.objects.select_related("project", "record", "other", "resolved_by")
+    if getattr(user, "is_superuser", False):
+        return rows
+    return rows.filter(project__in=Project.objects.editable_by(user))
+
+
+def open_conflicts_count(*, user: AnyUser) -> int:
+    return conflicts_for(user=user).filter(state=ConflictState.OPEN).count()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resolutions:
+    """What an editor may do about a conflict: the other document's status changes the
+    transitions rule allows (a plain document has none), and editing the record."""
+
+    deprecate: bool
+    archive: bool
+
+
+def conflict_resolutions(*, conflict: Conflict) -> Resolutions:
+    other: Document = conflict.other
+    allowed = ALLOWED_TRANSITIONS.get(other.canonical_status or None, frozenset())
+    curated = bool(other.canonical_type)
+    return Resolutions(
+        deprecate=curated and CanonicalStatus.DEPRECATED in allowed,
+        archive=curated and CanonicalStatus.ARCHIVED in allowed,
+    )
