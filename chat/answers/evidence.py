@@ -684,6 +684,29 @@ def _supporting(
     return chosen
 
 
+RULE_REACH = 2  # sentences before and after a rule that may say who may, or why not
+
+
+def _rule_around(question: Question, lead: Scored, ranked: Sequence[Scored]) -> list[Scored]:
+    """A yes/no question answered by a rule ("Line operators must never empty a reject bin")
+    reads the rule in its paragraph: the sentences next to it, under the same heading of the
+    same source, that name the question's subject ("Every reject bin is locked") or say who
+    may instead ("Only QA holds the keys"), in document order."""
+    if lead.unit.kind != "sentence" or not _polarity(lead.unit.text):
+        return []
+    around = [
+        s
+        for s in ranked
+        if s.source.n == lead.source.n
+        and s.unit.kind == "sentence"
+        and s.unit.section == lead.unit.section
+        and 0 < abs(s.unit.position - lead.unit.position) <= RULE_REACH
+        and (words.matching(question.terms, unit_terms(s.unit)) or _polarity(s.unit.text))
+    ]
+    around.sort(key=lambda s: (-s.score, s.unit.position))
+    return sorted(around[:MAX_SUPPORT], key=lambda s: s.unit.position)
+
+
 def _stated(question: Question, units: Sequence[Scored]) -> set[str]:
     """The question's terms the given units (with their context) state."""
     held: set[str] = set()
@@ -1021,6 +1044,8 @@ def build_brief(
         )
         if command is not None:
             support.append(command)  # a how-to answer shows its command
+    if question.kind == YESNO and not question.compares:
+        support.extend(_rule_around(question, lead, ranked))
     support.extend(_supporting(question, lead, listed, support, ranked))
     answer = (lead, *listed, *support)
     roles = (

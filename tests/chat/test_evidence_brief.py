@@ -493,3 +493,25 @@ def test_the_lead_names_what_the_question_names():
     brief = _brief("When did Kestrel 3 fly past Vesta?", hit(1, PROBE, title="Kestrel 3"))
     assert brief.answerable
     assert "August 2035" in brief.lead.unit.text  # not the flybys of Mars and Ceres
+
+
+BINS = """# Sample retention
+
+## Retained samples
+
+Every retained sample box is sealed. Only the lab manager holds the seals. Shift staff must
+never open a retained sample box. A technician checks each box once a week.
+
+## Labels
+
+Labels are printed from the batch record.
+"""
+
+
+def test_a_yes_no_rule_is_read_in_its_paragraph():
+    standard = hit(1, BINS, title="Sample retention", canonical_type="standard",
+                   canonical_status="accepted", slug="std-samples")  # fmt: skip
+    answer = compose(_brief("can shift staff open a retained sample box?", standard))
+    assert answer.startswith("Shift staff must never open")
+    assert "sealed" in answer  # the sentence before it, about the same box
+    assert "Labels are printed" not in answer  # another heading
