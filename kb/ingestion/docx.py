@@ -58,6 +58,7 @@ def docx_to_text(data: bytes) -> DocxText:
     from docx.text.paragraph import Paragraph
 
     document = _open(data)
+    numbering_formats = _numbering_formats(document)
     title = " ".join((document.core_properties.title or "").split())
     first_heading = ""
     blocks: list[str] = []
@@ -69,7 +70,8 @@ def docx_to_text(data: bytes) -> DocxText:
             if not text:
                 continue
             heading = HEADING_STYLE_RE.match(style)
-            is_list = style.lower().startswith("list")
+            numbering = _numbering(block, numbering_formats)
+            is_list = style.lower().startswith("list") or numbering is not None
             if not is_list and list_run:
                 blocks.append("\n".join(list_run))
                 list_run = []
@@ -79,6 +81,9 @@ def docx_to_text(data: bytes) -> DocxText:
                 blocks.append(f"# {text}")
             elif heading:
                 blocks.append("#" * min(6, int(heading.group(1))) + " " + text)
+            elif is_list and (numbering or "").lower() in ORDERED_FORMATS:
+                ordered = sum(1 for item in list_run if not item.startswith("- "))
+                list_run.append(f"{ordered + 1}. {text}")
             elif is_list:
                 list_run.append(f"- {text}")
             else:
@@ -94,6 +99,62 @@ def docx_to_text(data: bytes) -> DocxText:
         blocks.append("\n".join(list_run))
     text = "\n\n".join(blocks)
     return DocxText(text=(text + "\n") if text else "", title=title, first_heading=first_heading)
+
+
+# Word's number formats of an ordered list (a "bullet" level is unordered).
+ORDERED_FORMATS = frozenset(
+    {"decimal", "decimalzero", "lowerletter", "upperletter", "lowerroman", "upperroman"}
+)
+
+
+def _numbering_formats(document: Any) -> dict[tuple[str, str], str]:
+    """(numId, ilvl) -> the level's number format ("decimal", "bullet", ...), from the
+    document's numbering part; empty when it has none."""
+    from docx.oxml.ns import qn
+
+    try:
+        numbering = document.part.numbering_part.element
+    except (KeyError, NotImplementedError):
+        return {}
+    levels: dict[str, dict[str, str]] = {}
+    for abstract in numbering.findall(qn("w:abstractNum")):
+        formats = {}
+        for level in abstract.findall(qn("w:lvl")):
+            found = level.find(qn("w:numFmt"))
+            if found is not None:
+                formats[level.get(qn("w:ilvl")) or "0"] = found.get(qn("w:val")) or ""
+        levels[abstract.get(qn("w:abstractNumId")) or ""] = formats
+    out: dict[tuple[str, str], str] = {}
+    for num in numbering.findall(qn("w:num")):
+        abstract_id = num.find(qn("w:abstractNumId"))
+        if abstract_id is None:
+            continue
+        for ilvl, fmt in levels.get(abstract_id.get(qn("w:val")) or "", {}).items():
+            out[(num.get(qn("w:numId")) or "", ilvl)] = fmt
+    return out
+
+
+def _numbering(paragraph: Any, formats: dict[tuple[str, str], str]) -> str | None:
+    """The number format of the list a paragraph is an item of (its own numbering, else its
+    style's), or None when it is in no list."""
+    from docx.oxml.ns import qn
+
+    elements = [paragraph._p.pPr]
+    style = paragraph.style
+    while style is not None:  # a style's numbering, or the style it is based on
+        elements.append(style.element.pPr)
+        style = style.base_style
+    for ppr in elements:
+        num_pr = ppr.find(qn("w:numPr")) if ppr is not None else None
+        if num_pr is None:
+            continue
+        num_id = num_pr.find(qn("w:numId"))
+        if num_id is None or num_id.get(qn("w:val")) in (None, "0"):
+            return None  # numbering switched off
+        ilvl = num_pr.find(qn("w:ilvl"))
+        level = ilvl.get(qn("w:val")) if ilvl is not None else "0"
+        return formats.get((num_id.get(qn("w:val")) or "", level or "0"), "bullet")
+    return None
 
 
 def _table_markdown(table: Any) -> str:

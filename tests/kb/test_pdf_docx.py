@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 from pathlib import Path
 
@@ -102,3 +103,40 @@ def test_text_that_looks_like_markup_stays_text():
     text = pdf_to_text(bytes(pdf.output())).text
     assert "\\# not a heading" in text
     assert [c.heading_path for c in chunk_text(text, title="T")] == ["T > Page 1"]
+
+
+def _word(paragraphs):
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Declaring a downtime", level=1)
+    for text, style, numbered_like in paragraphs:
+        paragraph = document.add_paragraph(text, style=style)
+        if numbered_like:
+            # direct numbering, as Word writes it: "List Paragraph" plus the list's numPr
+            source = document.styles[numbered_like].element.pPr.numPr
+            paragraph._p.get_or_add_pPr().append(copy.deepcopy(source))
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return docx_to_text(buffer.getvalue()).text
+
+
+def test_word_numbered_lists_stay_numbered_and_bullets_stay_bullets():
+    text = _word(
+        [
+            ("Phone the service desk.", "List Number", None),
+            ("The engineer confirms the fault.", "List Number", None),
+            ("The duty manager declares it.", "List Number", None),
+            ("Planned downtime is announced.", "List Bullet", None),
+        ]
+    )
+    assert "1. Phone the service desk.\n2. The engineer confirms the fault.\n3. The duty" in text
+    assert "- Planned downtime is announced." in text
+    direct = _word(
+        [
+            ("Stop the line.", "List Paragraph", "List Number"),
+            ("Call QA.", "List Paragraph", "List Number"),
+            ("A note.", "List Paragraph", "List Bullet"),
+        ]
+    )
+    assert "1. Stop the line.\n2. Call QA.\n- A note." in direct
