@@ -235,8 +235,11 @@
 
   function scrollToLatest() {
     var list = document.getElementById("message-list");
-    if (list && list.lastElementChild) {
-      list.lastElementChild.scrollIntoView({ block: "end" });
+    var latest = list && list.lastElementChild;
+    // an empty conversation has nothing to scroll to; scrolling its placeholder into view
+    // would also move the browser's Tab starting point past the skip link and the header
+    if (latest && !latest.classList.contains("empty-thread")) {
+      latest.scrollIntoView({ block: "end" });
     }
   }
   document.addEventListener("htmx:afterSettle", function (event) {
