@@ -437,7 +437,12 @@ def _pick_lead(
         and s.source.block != "rejected"
         and s.score >= best.score - TRUST_MARGIN
         and (not best.values or _same_kind(best, s))
-        and (s.coverage >= SAME_SUBJECT * best.coverage or similar(best, s) >= SAME_THING)
+        # the same subject; with no value to compare, said much the same way (another
+        # document's steps covering the question's words are another procedure)
+        and (
+            (best.values and s.coverage >= SAME_SUBJECT * best.coverage)
+            or similar(best, s) >= SAME_THING
+        )
         and (not question.wants_list or best.unit.group < 0 or s.unit.group >= 0)
     ]
     if not contenders:

@@ -515,3 +515,33 @@ def test_a_yes_no_rule_is_read_in_its_paragraph():
     assert answer.startswith("Shift staff must never open")
     assert "sealed" in answer  # the sentence before it, about the same box
     assert "Labels are printed" not in answer  # another heading
+
+
+DOWNTIME = """# Ledger downtime procedure
+
+## Roles
+
+- Ledger application manager: owns this procedure and reviews every ledger downtime.
+
+## Declaring a downtime
+
+1. Staff who cannot use the ledger phone the service desk on extension 4100.
+2. The ledger on-call engineer confirms the fault within 15 minutes.
+3. The finance duty manager declares the downtime.
+"""
+BACKLOG = """# Runbook: posting queue backlog
+
+## Clearing it
+
+1. See which ledger channels are affected with `postctl channel list`.
+2. Check the receiving ledger system before touching the queue.
+"""
+
+
+def test_a_trusted_document_about_something_else_does_not_replace_the_procedure_asked_for():
+    procedure = hit(1, DOWNTIME, title="Ledger downtime procedure", slug="ledger-downtime")
+    runbook = hit(2, BACKLOG, title="Runbook: posting queue backlog", canonical_type="runbook",
+                  canonical_status="accepted", slug="rb-posting-backlog")  # fmt: skip
+    brief = _brief("steps to declare a ledger downtime", procedure, runbook)
+    assert brief.lead.source.hit.slug == "ledger-downtime"
+    assert "4100" in compose(brief)
