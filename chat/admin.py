@@ -1,5 +1,6 @@
 """Editors' console entries: content gaps to write next, the read-only chat log, answer
-feedback, and conflicts between documents to resolve."""
+feedback, conflicts between documents to resolve, and the changes readers' thumbs-down
+propose."""
 
 from __future__ import annotations
 
@@ -25,7 +26,19 @@ from chat.conflicts.services import (
     conflict_dismiss,
 )
 from chat.feedback import COMMENT_MAX_CHARS, feedback_resolve, feedback_resolve_one, gold_line
-from chat.models import ChatLog, Conflict, ConflictState, ContentGap, Feedback, FeedbackReason
+from chat.models import (
+    ChatLog,
+    Conflict,
+    ConflictState,
+    ContentGap,
+    Feedback,
+    FeedbackReason,
+    Proposal,
+    ProposalState,
+)
+from chat.proposals.selectors import proposals_for
+from chat.proposals.services import REASON_MAX_CHARS as PROPOSAL_REASON_MAX_CHARS
+from chat.proposals.services import ProposalError, proposal_accept, proposal_reject
 from chat.selectors import (
     chat_logs_for,
     content_gaps_for,
@@ -35,6 +48,7 @@ from chat.selectors import (
     message_question,
 )
 from chat.services import ChatInputError, content_gaps_resolve
+from kb.models import Document
 from portal.admin_site import NotFoundOutOfScopeMixin, site
 
 
@@ -413,3 +427,112 @@ class ConflictAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
             else:
                 self.message_user(request, done, messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:chat_conflict_change", args=[conflict.pk]))
+
+
+class ProposalStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return list(ProposalState.choices)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        return queryset if value is None else queryset.filter(state=value)
+
+
+@admin.register(Proposal, site=site)
+class ProposalAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
+    """A change a reader's thumbs-down proposes (chat.proposals), with its evidence; accepted
+    with one click through the curation services (audited), or rejected with a reason."""
+
+    list_display = ("change", "target", "short_question", "project", "created_at", "state")
+    list_filter = (ProposalStateFilter, "kind")
+    search_fields = ("question", "answer", "document__title")
+    ordering = ("-created_at",)
+    readonly_fields = ("state", "reason", "decided_by", "decided_at")
+    fields = readonly_fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Proposal]:
+        return proposals_for(user=request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.admin_site.has_permission(request)
+
+    @admin.display(description="change")
+    def change(self, obj: Proposal) -> str:
+        return obj.get_kind_display()
+
+    @admin.display(description="document")
+    def target(self, obj: Proposal) -> str:
+        if obj.document is None:
+            return "-"
+        if obj.successor is not None:
+            return f"{obj.document.title} -> {obj.successor.title}"
+        return obj.document.title
+
+    @admin.display(description="question")
+    def short_question(self, obj: Proposal) -> str:
+        return obj.question[:100]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
+        if request.method == "GET" and not request.GET:
+            return HttpResponseRedirect("?state=open")  # the list opens on what needs doing
+        return super().changelist_view(request, extra_context)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        proposal = self.get_object(request, unquote(object_id))
+        context = {
+            **(extra_context or {}),
+            "title": "Proposal",
+            # the evidence as this editor may read it: cited documents they cannot see stay out
+            "cited_documents": (
+                Document.objects.visible_to(request.user)
+                .filter(pk__in=proposal.cited_document_ids)
+                .order_by("title")
+                if proposal
+                else []
+            ),
+            "reason_max_chars": PROPOSAL_REASON_MAX_CHARS,
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+        }
+        return super().change_view(request, object_id, form_url, context)
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                "<path:object_id>/decide/",
+                self.admin_site.admin_view(require_POST(self.decide_view)),
+                name="chat_proposal_decide",
+            ),
+            *super().get_urls(),
+        ]
+
+    def decide_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Accept or reject from the proposal's page; back to the page with what happened."""
+        proposal = self.get_object(request, unquote(object_id))  # out of scope: 404
+        if proposal is None or not self.has_change_permission(request, proposal):
+            raise PermissionDenied
+        action = request.POST.get("action", "")
+        try:
+            if action == "accept":
+                proposal_accept(proposal=proposal, by=request.user)
+                self.message_user(request, "Proposal accepted.", messages.SUCCESS)
+            elif action == "reject":
+                proposal_reject(
+                    proposal=proposal, by=request.user, reason=request.POST.get("reason", "")
+                )
+                self.message_user(request, "Proposal rejected.", messages.SUCCESS)
+            else:
+                self.message_user(request, "Choose accept or reject.", messages.ERROR)
+        except ProposalError as exc:
+            self.message_user(request, f"Not done: {exc}", messages.ERROR)
+        return HttpResponseRedirect(reverse("admin:chat_proposal_change", args=[proposal.pk]))
