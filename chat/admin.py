@@ -12,7 +12,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
@@ -26,6 +26,7 @@ from chat.conflicts.services import (
     conflict_dismiss,
 )
 from chat.feedback import COMMENT_MAX_CHARS, feedback_resolve, feedback_resolve_one, gold_line
+from chat.health import health_projects, health_report
 from chat.models import (
     ChatLog,
     Conflict,
@@ -33,6 +34,7 @@ from chat.models import (
     ContentGap,
     Feedback,
     FeedbackReason,
+    HealthCheck,
     Proposal,
     ProposalState,
 )
@@ -49,7 +51,9 @@ from chat.selectors import (
 )
 from chat.services import ChatInputError, content_gaps_resolve
 from kb.models import Document
+from portal.access.models import Project
 from portal.admin_site import NotFoundOutOfScopeMixin, site
+from portal.tenants.selectors import current_schema
 
 
 class EditorScopedAdmin(admin.ModelAdmin):
@@ -536,3 +540,64 @@ class ProposalAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
         except ProposalError as exc:
             self.message_user(request, f"Not done: {exc}", messages.ERROR)
         return HttpResponseRedirect(reverse("admin:chat_proposal_change", args=[proposal.pk]))
+
+
+@admin.register(HealthCheck, site=site)
+class HealthAdmin(EditorScopedAdmin):
+    """Knowledge health per project (chat.health), for the projects an editor edits: the list
+    names them, a project's page shows its review-due records, open conflicts and proposals,
+    content gaps by how often they were asked, and the last fact check."""
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
+        projects = list(health_projects(user=request.user))
+        checks = {c.project_id: c for c in HealthCheck.objects.filter(project__in=projects)}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Knowledge health",
+            "rows": [(project, checks.get(project.pk)) for project in projects],
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/chat/healthcheck/index.html", context)
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                "project/<str:key>/",
+                self.admin_site.admin_view(self.project_view),
+                name="chat_health_project",
+            ),
+            path(
+                "project/<str:key>/check/",
+                self.admin_site.admin_view(require_POST(self.check_view)),
+                name="chat_health_check",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _project(self, request: HttpRequest, key: str) -> Project:
+        project = health_projects(user=request.user).filter(key=key).first()
+        if project is None:
+            raise Http404  # another project's health is not shown, nor said to exist
+        return project
+
+    def project_view(self, request: HttpRequest, key: str) -> HttpResponse:
+        project = self._project(request, key)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Knowledge health: {project.name or project.key}",
+            "report": health_report(user=request.user, project=project),
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/chat/healthcheck/project.html", context)
+
+    def check_view(self, request: HttpRequest, key: str) -> HttpResponse:
+        """Queue a fresh fact check of the project (the worker runs it)."""
+        from chat.tasks import kb_health_task
+
+        project = self._project(request, key)
+        kb_health_task.enqueue(schema_name=current_schema(), project_id=project.pk)
+        self.message_user(request, "The check is queued; this page shows it once it ran.")
+        return HttpResponseRedirect(reverse("admin:chat_health_project", args=[project.key]))
