@@ -88,7 +88,8 @@ def _leads(text: str, value: Value) -> bool:
     return len(text[: value.start].split()) < LEAD_WORDS
 
 
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+# a leading step number ('1. Assess the cluster'), article or possessive names nothing
+_ARTICLE = re.compile(r"^(?:\d+[.)]\s*)?(?:(?:the|a|an|their|its|our|your)\s+)?", re.IGNORECASE)
 _ASKING = re.compile(r"^(?:when|how|what|why|who|where|which|read|see)\b", re.IGNORECASE)
 
 
@@ -96,7 +97,7 @@ def _named(label: str) -> str:
     """A label as a question names it: 'Status' -> 'status', 'The states' -> 'states',
     'PITR window' stays."""
     label = _ARTICLE.sub("", " ".join(label.split()))
-    return label[0].lower() + label[1:] if label[1:2].islower() else label
+    return label[:1].lower() + label[1:] if label[1:2].islower() else label
 
 
 def _item_fact(title: str, unit: Unit) -> Fact | None:
