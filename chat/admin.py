@@ -38,7 +38,7 @@ from chat.models import (
     Proposal,
     ProposalState,
 )
-from chat.proposals.selectors import proposals_for
+from chat.proposals.selectors import proposal_answer_for, proposals_for
 from chat.proposals.services import REASON_MAX_CHARS as PROPOSAL_REASON_MAX_CHARS
 from chat.proposals.services import ProposalError, proposal_accept, proposal_reject
 from chat.selectors import (
@@ -502,6 +502,9 @@ class ProposalAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
                 .order_by("title")
                 if proposal
                 else []
+            ),
+            "evidence_answer": (
+                proposal_answer_for(user=request.user, proposal=proposal) if proposal else ""
             ),
             "reason_max_chars": PROPOSAL_REASON_MAX_CHARS,
             "show_save": False,

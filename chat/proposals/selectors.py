@@ -27,3 +27,14 @@ def open_proposals_for_document(*, user: AnyUser, document: Document) -> QuerySe
         .filter(Q(document=document) | Q(successor=document))
         .order_by("created_at", "pk")
     )
+
+
+WITHHELD = "(withheld: the answer cites documents you cannot read)"
+
+
+def proposal_answer_for(*, user: AnyUser, proposal: Proposal) -> str:
+    """The answer of a proposal's evidence as `user` may read it: withheld when it cites a
+    document they cannot read (a question across projects cites other projects' documents)."""
+    ids = set(proposal.cited_document_ids or [])
+    visible = Document.objects.visible_to(user).filter(pk__in=ids).count()
+    return proposal.answer if visible == len(ids) else WITHHELD
