@@ -255,6 +255,12 @@ class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
             **(extra_context or {}),
             # who reads the page decides which turns and sources are shown
             "feedback_conversation": feedback_conversation(feedback=feedback, user=request.user),
+            # the changes it proposes, those of projects this editor edits
+            "feedback_proposals": (
+                proposals_for(user=request.user).filter(feedback=feedback).order_by("pk")
+                if feedback
+                else []
+            ),
             "note_max_chars": COMMENT_MAX_CHARS,
         }
         return super().change_view(request, object_id, form_url, context)

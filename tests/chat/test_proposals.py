@@ -146,6 +146,12 @@ def test_should_have_cited_is_a_priority_raise_and_then_that_document_is_cited_f
     outsider.force_login(world["outsider"])
     assert outsider.get(f"{LIST}{proposal.pk}/change/").status_code == 404
 
+    # the feedback's page in the queue links to what it proposes
+    editor = alpha.client()
+    editor.force_login(world["editor"])
+    item = editor.get(f"/admin/chat/feedback/{feedback.pk}/change/").content.decode()
+    assert "Raise the document&#x27;s priority" in item and f"{LIST}{proposal.pk}/change/" in item
+
     html = accept_in_console(alpha, world, proposal)
     assert "Proposal accepted" in html
     proposal.refresh_from_db()
