@@ -42,7 +42,7 @@ MAX_LABEL_CHARS = 40  # a longer label or heading is a sentence, not the name of
 # The values a fact is checked by: ones an answer states the same way or not at all (a name
 # or a code is too often part of the wording of the question itself).
 FACT_KINDS = NUMERIC_KINDS | {DATE, TIME, PHONE}
-LEAD_WORDS = 3  # a labelled fact's value comes within this many words of its label
+LEAD_WORDS = 1  # a labelled fact states its value first: "PITR window: 35 days"
 GAPS_SHOWN = 20
 
 OK = "ok"
