@@ -1,5 +1,6 @@
 """Editors' console entries: content gaps to write next, the read-only chat log, answer
-feedback, and conflicts between documents to resolve."""
+feedback, conflicts between documents to resolve, and the changes readers' thumbs-down
+propose."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
@@ -25,7 +26,21 @@ from chat.conflicts.services import (
     conflict_dismiss,
 )
 from chat.feedback import COMMENT_MAX_CHARS, feedback_resolve, feedback_resolve_one, gold_line
-from chat.models import ChatLog, Conflict, ConflictState, ContentGap, Feedback, FeedbackReason
+from chat.health import health_projects, health_report
+from chat.models import (
+    ChatLog,
+    Conflict,
+    ConflictState,
+    ContentGap,
+    Feedback,
+    FeedbackReason,
+    HealthCheck,
+    Proposal,
+    ProposalState,
+)
+from chat.proposals.selectors import proposal_answer_for, proposals_for
+from chat.proposals.services import REASON_MAX_CHARS as PROPOSAL_REASON_MAX_CHARS
+from chat.proposals.services import ProposalError, proposal_accept, proposal_reject
 from chat.selectors import (
     chat_logs_for,
     content_gaps_for,
@@ -35,7 +50,10 @@ from chat.selectors import (
     message_question,
 )
 from chat.services import ChatInputError, content_gaps_resolve
+from kb.models import Document
+from portal.access.models import Project
 from portal.admin_site import NotFoundOutOfScopeMixin, site
+from portal.tenants.selectors import current_schema
 
 
 class EditorScopedAdmin(admin.ModelAdmin):
@@ -237,6 +255,12 @@ class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
             **(extra_context or {}),
             # who reads the page decides which turns and sources are shown
             "feedback_conversation": feedback_conversation(feedback=feedback, user=request.user),
+            # the changes it proposes, those of projects this editor edits
+            "feedback_proposals": (
+                proposals_for(user=request.user).filter(feedback=feedback).order_by("pk")
+                if feedback
+                else []
+            ),
             "note_max_chars": COMMENT_MAX_CHARS,
         }
         return super().change_view(request, object_id, form_url, context)
@@ -413,3 +437,176 @@ class ConflictAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
             else:
                 self.message_user(request, done, messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:chat_conflict_change", args=[conflict.pk]))
+
+
+class ProposalStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return list(ProposalState.choices)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        value = self.value()
+        return queryset if value is None else queryset.filter(state=value)
+
+
+@admin.register(Proposal, site=site)
+class ProposalAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
+    """A change a reader's thumbs-down proposes (chat.proposals), with its evidence; accepted
+    with one click through the curation services (audited), or rejected with a reason."""
+
+    list_display = ("change", "target", "short_question", "project", "created_at", "state")
+    list_filter = (ProposalStateFilter, "kind")
+    search_fields = ("question", "answer", "document__title")
+    ordering = ("-created_at",)
+    readonly_fields = ("state", "reason", "decided_by", "decided_at")
+    fields = readonly_fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Proposal]:
+        return proposals_for(user=request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.admin_site.has_permission(request)
+
+    @admin.display(description="change")
+    def change(self, obj: Proposal) -> str:
+        return obj.get_kind_display()
+
+    @admin.display(description="document")
+    def target(self, obj: Proposal) -> str:
+        if obj.document is None:
+            return "-"
+        if obj.successor is not None:
+            return f"{obj.document.title} -> {obj.successor.title}"
+        return obj.document.title
+
+    @admin.display(description="question")
+    def short_question(self, obj: Proposal) -> str:
+        return obj.question[:100]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
+        if request.method == "GET" and not request.GET:
+            return HttpResponseRedirect("?state=open")  # the list opens on what needs doing
+        return super().changelist_view(request, extra_context)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        proposal = self.get_object(request, unquote(object_id))
+        context = {
+            **(extra_context or {}),
+            "title": "Proposal",
+            # the evidence as this editor may read it: cited documents they cannot see stay out
+            "cited_documents": (
+                Document.objects.visible_to(request.user)
+                .filter(pk__in=proposal.cited_document_ids)
+                .order_by("title")
+                if proposal
+                else []
+            ),
+            "evidence_answer": (
+                proposal_answer_for(user=request.user, proposal=proposal) if proposal else ""
+            ),
+            "reason_max_chars": PROPOSAL_REASON_MAX_CHARS,
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+        }
+        return super().change_view(request, object_id, form_url, context)
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                "<path:object_id>/decide/",
+                self.admin_site.admin_view(require_POST(self.decide_view)),
+                name="chat_proposal_decide",
+            ),
+            *super().get_urls(),
+        ]
+
+    def decide_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Accept or reject from the proposal's page; back to the page with what happened."""
+        proposal = self.get_object(request, unquote(object_id))  # out of scope: 404
+        if proposal is None or not self.has_change_permission(request, proposal):
+            raise PermissionDenied
+        action = request.POST.get("action", "")
+        try:
+            if action == "accept":
+                proposal_accept(proposal=proposal, by=request.user)
+                self.message_user(request, "Proposal accepted.", messages.SUCCESS)
+            elif action == "reject":
+                proposal_reject(
+                    proposal=proposal, by=request.user, reason=request.POST.get("reason", "")
+                )
+                self.message_user(request, "Proposal rejected.", messages.SUCCESS)
+            else:
+                self.message_user(request, "Choose accept or reject.", messages.ERROR)
+        except ProposalError as exc:
+            self.message_user(request, f"Not done: {exc}", messages.ERROR)
+        return HttpResponseRedirect(reverse("admin:chat_proposal_change", args=[proposal.pk]))
+
+
+@admin.register(HealthCheck, site=site)
+class HealthAdmin(EditorScopedAdmin):
+    """Knowledge health per project (chat.health), for the projects an editor edits: the list
+    names them, a project's page shows its review-due records, open conflicts and proposals,
+    content gaps by how often they were asked, and the last fact check."""
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
+        projects = list(health_projects(user=request.user))
+        checks = {c.project_id: c for c in HealthCheck.objects.filter(project__in=projects)}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Knowledge health",
+            "rows": [(project, checks.get(project.pk)) for project in projects],
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/chat/healthcheck/index.html", context)
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                "project/<str:key>/",
+                self.admin_site.admin_view(self.project_view),
+                name="chat_health_project",
+            ),
+            path(
+                "project/<str:key>/check/",
+                self.admin_site.admin_view(require_POST(self.check_view)),
+                name="chat_health_check",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _project(self, request: HttpRequest, key: str) -> Project:
+        project = health_projects(user=request.user).filter(key=key).first()
+        if project is None:
+            raise Http404  # another project's health is not shown, nor said to exist
+        return project
+
+    def project_view(self, request: HttpRequest, key: str) -> HttpResponse:
+        project = self._project(request, key)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Knowledge health: {project.name or project.key}",
+            "report": health_report(user=request.user, project=project),
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/chat/healthcheck/project.html", context)
+
+    def check_view(self, request: HttpRequest, key: str) -> HttpResponse:
+        """Queue a fresh fact check of the project (the worker runs it)."""
+        from chat.tasks import kb_health_task
+
+        project = self._project(request, key)
+        kb_health_task.enqueue(schema_name=current_schema(), project_id=project.pk)
+        self.message_user(request, "The check is queued; this page shows it once it ran.")
+        return HttpResponseRedirect(reverse("admin:chat_health_project", args=[project.key]))

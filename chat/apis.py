@@ -1,7 +1,9 @@
-"""Chat API: one grounded chat turn, the sanitised document preview behind citations, and the
-caller's notifications of answer drift."""
+"""Chat API: one grounded chat turn, the sanitised document preview behind citations, the
+caller's notifications of answer drift, and a record's open conflicts and proposals."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -10,12 +12,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chat.models import Conversation, ConversationSource, DriftKind
+from chat.conflicts.selectors import open_conflicts_for_document
+from chat.models import Conversation, ConversationSource, DriftKind, ProposalKind
 from chat.notifications import (
     notification_list,
     notification_mark_read,
     notification_unread_count,
 )
+from chat.proposals.selectors import open_proposals_for_document, proposal_answer_for
 from chat.providers import ProviderError
 from chat.selectors import (
     answers_lost_to,
@@ -25,7 +29,10 @@ from chat.selectors import (
 )
 from chat.services import ChatInputError, message_send, question_length_error
 from kb.filters import SearchFiltersSerializer, filters_from
+from kb.models import Document
+from kb.selectors import document_get_editable
 from portal.access.models import KeyScope
+from portal.api import FORBIDDEN, NOT_FOUND
 from portal.throttling import ScopedThrottle
 
 
@@ -265,3 +272,69 @@ class MessageCitationsApi(APIView):
                 }
             ).data
         )
+
+
+class OpenConflictSerializer(serializers.Serializer):
+    """An open conflict of a record: the two documents, their passages and values."""
+
+    id = serializers.IntegerField()
+    record_id = serializers.IntegerField()
+    record_slug = serializers.CharField(source="record.slug")
+    other_id = serializers.IntegerField()
+    other_slug = serializers.CharField(source="other.slug")
+    record_value = serializers.CharField()
+    other_value = serializers.CharField()
+    kind = serializers.CharField()
+    record_passage = serializers.CharField()
+    other_passage = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class OpenProposalSerializer(serializers.Serializer):
+    """An open proposal naming a record (the document changed, or its successor)."""
+
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ProposalKind.choices)
+    document_id = serializers.IntegerField(allow_null=True)
+    successor_id = serializers.IntegerField(allow_null=True)
+    suggested_id = serializers.IntegerField(allow_null=True)
+    question = serializers.CharField()
+    answer = serializers.SerializerMethodField()
+    comment = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+    def get_answer(self, proposal: Any) -> str:
+        return proposal_answer_for(user=self.context["user"], proposal=proposal)
+
+
+def record_open_issues(user: Any, document: Document) -> dict[str, Any]:
+    """A record's open conflicts and proposals as the editor `user` sees them (the one shape
+    of the API and the MCP tool `record_status`)."""
+    return {
+        "open_conflicts": OpenConflictSerializer(
+            open_conflicts_for_document(user=user, document=document), many=True
+        ).data,
+        "open_proposals": OpenProposalSerializer(
+            open_proposals_for_document(user=user, document=document),
+            many=True,
+            context={"user": user},
+        ).data,
+    }
+
+
+class RecordIssuesApi(APIView):
+    """A record's open conflicts and open proposals, for editors of its project."""
+
+    key_scopes = {"GET": KeyScope.READ}
+
+    class OutputSerializer(serializers.Serializer):
+        open_conflicts = OpenConflictSerializer(many=True)
+        open_proposals = OpenProposalSerializer(many=True)
+
+    @extend_schema(
+        responses={200: OutputSerializer, 403: FORBIDDEN, 404: NOT_FOUND},
+        summary="Open conflicts and proposals of a record (editors)",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        document = document_get_editable(request.user, pk)
+        return Response(record_open_issues(request.user, document))

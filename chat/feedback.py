@@ -14,6 +14,7 @@ from django.utils import timezone
 from chat.models import Feedback, FeedbackRating, FeedbackReason, Message
 from chat.selectors import message_question
 from chat.services import ChatInputError
+from kb.models import Document
 from portal.access.models import AnyUser, Project
 
 COMMENT_MAX_CHARS = 2000
@@ -54,6 +55,22 @@ def feedback_reasons_clean(*, rating: str, reasons: Iterable[str]) -> list[str]:
     return [value for value in FeedbackReason.values if value in given]
 
 
+def suggested_document(*, user: AnyUser, name: str) -> Document | None:
+    """The document a reader names (its slug or its title, as shown in a citation) among the
+    live documents they can read; None for an empty name, ChatInputError for an unknown one."""
+    name = " ".join((name or "").split())
+    if not name:
+        return None
+    readable = Document.objects.visible_to(user).alive()
+    found = (
+        readable.filter(slug=name).order_by("pk").first()
+        or readable.filter(title__iexact=name).order_by("pk").first()
+    )
+    if found is None:
+        raise ChatInputError({"suggested": [f"No document you can read is called “{name[:200]}”."]})
+    return found
+
+
 def _text_clean(text: str | None, *, field: str) -> str:
     text = (text or "").strip()
     if len(text) > COMMENT_MAX_CHARS:
@@ -71,11 +88,17 @@ def feedback_give(
     rating: str,
     reasons: Iterable[str] | None = None,
     comment: str | None = None,
+    suggested: str | None = None,
 ) -> Feedback:
     """Rate an answer (again): one row per user and answer; rating it again reopens it.
 
-    `reasons` and `comment` left out (None) keep what was said before when the rating stays
-    the same (the thumbs are pressed again) and start empty when it changes."""
+    `reasons`, `comment` and `suggested` (the slug or title of the document it should have
+    cited) left out (None) keep what was said before when the rating stays the same (the
+    thumbs are pressed again) and start empty when it changes. Naming a document says it
+    should have been cited; that reason needs one. The thumbs-down's proposals for the
+    editors follow what it says now (chat.proposals)."""
+    from chat.proposals.services import proposals_from_feedback
+
     if isinstance(user, AnonymousUser):
         raise PermissionDenied  # views require a login; a service never rates anonymously
     if rating not in FeedbackRating.values:
@@ -86,12 +109,24 @@ def feedback_give(
         reasons = previous.reasons if same_rating and previous else []
     if comment is None:
         comment = previous.comment if same_rating and previous else ""
+    if suggested is None:
+        document = previous.suggested if same_rating and previous else None
+    else:
+        document = suggested_document(user=user, name=suggested)
+    reasons = list(reasons)
+    if document is not None and rating == FeedbackRating.DOWN:
+        reasons.append(FeedbackReason.SHOULD_HAVE_CITED)
+    if FeedbackReason.SHOULD_HAVE_CITED in reasons and document is None:
+        raise ChatInputError(
+            {"suggested": ["Name the document it should have cited (its title or slug)."]}
+        )
     feedback, _ = Feedback.objects.update_or_create(
         message=message,
         user=user,
         defaults={
             "rating": rating,
             "reasons": feedback_reasons_clean(rating=rating, reasons=reasons),
+            "suggested": document if rating == FeedbackRating.DOWN else None,
             "comment": _text_clean(comment, field="comment"),
             "project_keys": _feedback_project_keys(message, user),
             "document_ids": sorted({c["document_id"] for c in message.citations or []}),
@@ -100,6 +135,7 @@ def feedback_give(
             "resolution_note": "",
         },
     )
+    proposals_from_feedback(feedback=feedback)
     return feedback
 
 

@@ -118,6 +118,8 @@ class FeedbackReason(models.TextChoices):
     WRONG_SOURCE = "wrong_source", "Wrong source"
     MISSING = "missing", "Missing information"
     UNCLEAR = "unclear", "Unclear"
+    # names the document (Feedback.suggested): the reader's own pick among what they can read
+    SHOULD_HAVE_CITED = "should_have_cited", "Should have cited another document"
 
 
 class Feedback(models.Model):
@@ -132,6 +134,10 @@ class Feedback(models.Model):
     # rule). A reason that names something (e.g. the document it should have cited) gets a
     # column of its own beside this list.
     reasons = models.JSONField(default=list, blank=True)
+    # the document the reader says it should have cited (or that replaces an outdated one)
+    suggested = models.ForeignKey(
+        "kb.Document", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     comment = models.TextField(blank=True, default="")
     # Copied from the answer when given, so the editors' queue filters without parsing
     # message JSON: the projects searched and the documents cited.
@@ -307,3 +313,84 @@ class Conflict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.record_value or 'rule'} / {self.other_value or 'opposite rule'}"
+
+
+class ProposalKind(models.TextChoices):
+    RAISE_PRIORITY = "raise_priority", "Raise the document's priority"
+    LOWER_PRIORITY = "lower_priority", "Lower the document's priority"
+    DEPRECATE = "deprecate", "Mark the document stale (deprecate)"
+    SUPERSEDE = "supersede", "Link a successor (supersede)"
+    CONTENT_GAP = "content_gap", "Open a content gap"
+
+
+class ProposalState(models.TextChoices):
+    OPEN = "open", "Open"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+
+
+class Proposal(models.Model):
+    """A change a thumbs-down proposes to a project's editors (chat.proposals), with its
+    evidence: the question, the answer, the documents cited and the one suggested. Accepting
+    it goes through the curation services (audited); one row per (feedback, kind, document)."""
+
+    project = models.ForeignKey("access.Project", on_delete=models.CASCADE, related_name="+")
+    feedback = models.ForeignKey(
+        Feedback, on_delete=models.SET_NULL, null=True, blank=True, related_name="proposals"
+    )
+    kind = models.CharField(max_length=20, choices=ProposalKind.choices)
+    # what the change is made to (none for a content gap) and, to supersede, its successor
+    document = models.ForeignKey(
+        "kb.Document", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    successor = models.ForeignKey(
+        "kb.Document", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    # the evidence, as it was when the reader gave it
+    question = models.TextField()
+    answer = models.TextField(blank=True, default="")
+    cited_document_ids = models.JSONField(default=list, blank=True)
+    suggested = models.ForeignKey(
+        "kb.Document", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    comment = models.TextField(blank=True, default="")
+    state = models.CharField(
+        max_length=10, choices=ProposalState.choices, default=ProposalState.OPEN
+    )
+    reason = models.TextField(blank=True, default="")  # why it was rejected
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["feedback", "kind", "project", "document"],
+                nulls_distinct=False,
+                name="chat_proposal_one_per_change",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["project", "state"], name="chat_proposal_project_state"),
+            models.Index(fields=["document", "state"], name="chat_proposal_document_state"),
+        ]
+
+    def __str__(self) -> str:
+        target = self.document.title if self.document_id and self.document else self.question
+        return f"{self.get_kind_display()}: {target[:60]}"
+
+
+class HealthCheck(models.Model):
+    """The last knowledge-health check of a project (chat.health): per accepted record, the
+    question generated from its own fact and what the chat answered. One row per project."""
+
+    project = models.OneToOneField("access.Project", on_delete=models.CASCADE, related_name="+")
+    checked_at = models.DateTimeField()
+    records = models.PositiveIntegerField(default=0)  # how many accepted records were asked
+    results = models.JSONField(default=list, blank=True)  # chat.health.FactResult dicts
+
+    def __str__(self) -> str:
+        return f"health of {self.project_id} at {self.checked_at:%Y-%m-%d %H:%M}"

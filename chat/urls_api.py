@@ -16,6 +16,11 @@ urlpatterns = [
         apis.MessageCitationsApi.as_view(),
         name="chat-api-message-citations",
     ),
+    path(
+        "kb/records/<int:pk>/issues",
+        apis.RecordIssuesApi.as_view(),
+        name="chat-api-record-issues",
+    ),
     path("chat/notifications", apis.NotificationListApi.as_view(), name="chat-api-notifications"),
     path(
         "chat/notifications/<int:pk>/read",

@@ -108,6 +108,7 @@ def feedback_view(request: HtmxHttpRequest, message_id: int) -> HttpResponse:
             rating=request.POST.get("rating", ""),
             reasons=request.POST.getlist("reasons") if said else None,
             comment=request.POST.get("comment", "") if said else None,
+            suggested=request.POST.get("suggested", "") if said else None,
         )
     except ChatInputError as exc:
         error = " ".join(" ".join(v) for v in exc.errors.values())

@@ -16,7 +16,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from canonical.selectors import record_history
-from chat.apis import ChatApi, DocumentPreviewApi
+from chat.apis import ChatApi, DocumentPreviewApi, record_open_issues
 from chat.providers import ProviderError
 from chat.selectors import document_preview
 from chat.services import ChatInputError, message_send
@@ -186,7 +186,8 @@ def list_projects_tool(user: AnyUser) -> dict[str, Any]:
 
 
 def record_status_tool(user: AnyUser, *, document_id: int) -> dict[str, Any]:
-    """A record's curation state and audit trail, for editors of its project."""
+    """A record's curation state, audit trail, and open conflicts and proposals, for editors
+    of its project."""
     try:
         document = document_get_editable(user, document_id)
     except Http404 as exc:
@@ -203,6 +204,7 @@ def record_status_tool(user: AnyUser, *, document_id: int) -> dict[str, Any]:
         "canonical_status": document.canonical_status,
         "retrieval_priority": document.retrieval_priority,
         **supersede_chain(user, document),
+        **record_open_issues(user, document),
         "history": [
             {
                 "at": change.at.isoformat(),

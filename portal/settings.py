@@ -314,6 +314,9 @@ PERIODIC_TASKS: dict[str, int] = {
     "privacy.tasks.retention_purge_all": env_int("RETENTION_PURGE_EVERY_SECONDS", 86_400),
     # queues a sync of every source whose schedule is due (each source has its own interval)
     "sources.tasks.sources_sync_due": env_int("SOURCES_DUE_CHECK_SECONDS", 60),
+    # queues the knowledge-health check of every project with accepted records (chat.health:
+    # one chat turn per record, so daily; off in tests, which run it themselves)
+    "chat.tasks.kb_health_all": env_int("KB_HEALTH_EVERY_SECONDS", 0 if TESTING else 86_400),
 }
 
 # --- Sources (connectors) ------------------------------------------------------------------

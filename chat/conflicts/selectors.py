@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from canonical.transitions import ALLOWED_TRANSITIONS
 from chat.models import Conflict, ConflictState
@@ -19,6 +19,16 @@ def conflicts_for(*, user: AnyUser) -> QuerySet[Conflict]:
     if getattr(user, "is_superuser", False):
         return rows
     return rows.filter(project__in=Project.objects.editable_by(user))
+
+
+def open_conflicts_for_document(*, user: AnyUser, document: Document) -> QuerySet[Conflict]:
+    """The open conflicts an editor sees that `document` is a side of (record or other)."""
+    return (
+        conflicts_for(user=user)
+        .filter(state=ConflictState.OPEN)
+        .filter(Q(record=document) | Q(other=document))
+        .order_by("created_at", "pk")
+    )
 
 
 def open_conflicts_count(*, user: AnyUser) -> int:

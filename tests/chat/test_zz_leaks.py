@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.models import ChatLog, Conflict, ContentGap, Conversation
+from chat.models import ChatLog, Conflict, ContentGap, Conversation, HealthCheck, Proposal
 from kb.models import Document
 from portal.access.models import Project
 
@@ -19,3 +19,5 @@ def test_chat_tests_leave_no_committed_rows_behind(alpha):
     assert not ChatLog.objects.exists()
     assert not ContentGap.objects.exists()
     assert not Conflict.objects.exists()
+    assert not Proposal.objects.exists()
+    assert not HealthCheck.objects.exists()
