@@ -325,16 +325,82 @@ class FeedbackAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
         return TemplateResponse(request, "admin/chat/feedback/documents.html", context)
 
 
-class ConflictStateFilter(admin.SimpleListFilter):
-    title = "state"
-    parameter_name = "state"
+def state_filter(choices: Any) -> type[admin.SimpleListFilter]:
+    """A list filter on a decision queue's `state` field, with the model's states."""
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return list(ConflictState.choices)
+    class StateFilter(admin.SimpleListFilter):
+        title = "state"
+        parameter_name = "state"
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        value = self.value()
-        return queryset if value is None else queryset.filter(state=value)
+        def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+            return list(choices)
+
+        def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+            value = self.value()
+            return queryset if value is None else queryset.filter(state=value)
+
+    return StateFilter
+
+
+class DecisionAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
+    """A queue of things an editor decides (conflicts, proposals): the list opens on the open
+    ones; an item's page is read-only but for its one-click decisions, posted to
+    `<id>/<decide_path>/` (admin:chat_<model>_<decide_path>), which `decide` carries out
+    through the services before going back to the page with what happened."""
+
+    decide_path = "decide"
+    page_title = ""
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self.admin_site.has_permission(request)
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
+        if request.method == "GET" and not request.GET:
+            return HttpResponseRedirect("?state=open")  # the list opens on what needs doing
+        return super().changelist_view(request, extra_context)
+
+    def page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        """What the item's page shows besides its fields (obj may be None: not found)."""
+        return {}
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        obj = self.get_object(request, unquote(object_id))
+        context = {
+            **(extra_context or {}),
+            "title": self.page_title,
+            **self.page_context(request, obj),
+            "show_save": False,
+            "show_save_and_continue": False,
+            "show_save_and_add_another": False,
+        }
+        return super().change_view(request, object_id, form_url, context)
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                f"<path:object_id>/{self.decide_path}/",
+                self.admin_site.admin_view(require_POST(self.decide_view)),
+                name=f"chat_{self.model._meta.model_name}_{self.decide_path}",
+            ),
+            *super().get_urls(),
+        ]
+
+    def decide_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        obj = self.get_object(request, unquote(object_id))  # out of scope: 404
+        if obj is None or not self.has_change_permission(request, obj):
+            raise PermissionDenied
+        self.decide(request, obj)
+        name = f"admin:chat_{self.model._meta.model_name}_change"
+        return HttpResponseRedirect(reverse(name, args=[obj.pk]))
+
+    def decide(self, request: HttpRequest, obj: Any) -> None:
+        raise NotImplementedError
 
 
 # one-click resolutions: the form's `action` -> the service
@@ -346,7 +412,7 @@ CONFLICT_RESOLUTIONS: dict[str, tuple[Callable[..., Conflict], str]] = {
 
 
 @admin.register(Conflict, site=site)
-class ConflictAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
+class ConflictAdmin(DecisionAdmin):
     """Two documents of a project stating different values for the same thing, one of them an
     accepted record: both passages side by side, resolved with one click through the curation
     services (chat.conflicts.services), or dismissed with a reason."""
@@ -359,17 +425,16 @@ class ConflictAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
         "created_at",
         "state",
     )
-    list_filter = (ConflictStateFilter, "kind")
+    list_filter = (state_filter(ConflictState.choices), "kind")
     search_fields = ("record_passage", "other_passage", "record__title", "other__title")
     ordering = ("-created_at",)
     readonly_fields = ("state", "reason", "resolved_by", "resolved_at")
     fields = readonly_fields
+    decide_path = "resolve"
+    page_title = "Conflict"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conflict]:
         return conflicts_for(user=request.user)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.admin_site.has_permission(request)
 
     @admin.display(description="values")
     def values(self, obj: Conflict) -> str:
@@ -386,88 +451,42 @@ class ConflictAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
         status = obj.other.canonical_status or "uncurated"
         return f"{obj.other.title} ({status}): {obj.other_passage[:90]}"
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
-        if request.method == "GET" and not request.GET:
-            return HttpResponseRedirect("?state=open")  # the list opens on what needs doing
-        return super().changelist_view(request, extra_context)
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        conflict = self.get_object(request, unquote(object_id))
-        context = {
-            **(extra_context or {}),
-            "title": "Conflict",
-            "resolutions": conflict_resolutions(conflict=conflict) if conflict else None,
+    def page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        return {
+            "resolutions": conflict_resolutions(conflict=obj) if obj else None,
             "reason_max_chars": REASON_MAX_CHARS,
-            "show_save": False,
-            "show_save_and_continue": False,
-            "show_save_and_add_another": False,
         }
-        return super().change_view(request, object_id, form_url, context)
 
-    def get_urls(self) -> list:
-        return [
-            path(
-                "<path:object_id>/resolve/",
-                self.admin_site.admin_view(require_POST(self.resolve_view)),
-                name="chat_conflict_resolve",
-            ),
-            *super().get_urls(),
-        ]
-
-    def resolve_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """One resolution from the conflict's page; back to the page with what happened."""
-        conflict = self.get_object(request, unquote(object_id))  # out of scope: 404
-        if conflict is None or not self.has_change_permission(request, conflict):
-            raise PermissionDenied
+    def decide(self, request: HttpRequest, obj: Any) -> None:
+        """One resolution from the conflict's page."""
         chosen = CONFLICT_RESOLUTIONS.get(request.POST.get("action", ""))
         if chosen is None:
             self.message_user(request, "Choose a resolution.", messages.ERROR)
+            return
+        service, done = chosen
+        try:
+            service(conflict=obj, by=request.user, reason=request.POST.get("reason", ""))
+        except ConflictError as exc:
+            self.message_user(request, f"Not resolved: {exc}", messages.ERROR)
         else:
-            service, done = chosen
-            try:
-                service(conflict=conflict, by=request.user, reason=request.POST.get("reason", ""))
-            except ConflictError as exc:
-                self.message_user(request, f"Not resolved: {exc}", messages.ERROR)
-            else:
-                self.message_user(request, done, messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:chat_conflict_change", args=[conflict.pk]))
-
-
-class ProposalStateFilter(admin.SimpleListFilter):
-    title = "state"
-    parameter_name = "state"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return list(ProposalState.choices)
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        value = self.value()
-        return queryset if value is None else queryset.filter(state=value)
+            self.message_user(request, done, messages.SUCCESS)
 
 
 @admin.register(Proposal, site=site)
-class ProposalAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
+class ProposalAdmin(DecisionAdmin):
     """A change a reader's thumbs-down proposes (chat.proposals), with its evidence; accepted
     with one click through the curation services (audited), or rejected with a reason."""
 
     list_display = ("change", "target", "short_question", "project", "created_at", "state")
-    list_filter = (ProposalStateFilter, "kind")
+    list_filter = (state_filter(ProposalState.choices), "kind")
     search_fields = ("question", "answer", "document__title")
     ordering = ("-created_at",)
     readonly_fields = ("state", "reason", "decided_by", "decided_at")
     fields = readonly_fields
+    page_title = "Proposal"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Proposal]:
         return proposals_for(user=request.user)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self.admin_site.has_permission(request)
 
     @admin.display(description="change")
     def change(self, obj: Proposal) -> str:
@@ -485,70 +504,36 @@ class ProposalAdmin(NotFoundOutOfScopeMixin, EditorScopedAdmin):
     def short_question(self, obj: Proposal) -> str:
         return obj.question[:100]
 
-    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> Any:
-        if request.method == "GET" and not request.GET:
-            return HttpResponseRedirect("?state=open")  # the list opens on what needs doing
-        return super().changelist_view(request, extra_context)
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        proposal = self.get_object(request, unquote(object_id))
-        context = {
-            **(extra_context or {}),
-            "title": "Proposal",
+    def page_context(self, request: HttpRequest, obj: Any) -> dict[str, Any]:
+        return {
             # the evidence as this editor may read it: cited documents they cannot see stay out
             "cited_documents": (
                 Document.objects.visible_to(request.user)
-                .filter(pk__in=proposal.cited_document_ids)
+                .filter(pk__in=obj.cited_document_ids)
                 .order_by("title")
-                if proposal
+                if obj
                 else []
             ),
-            "evidence_answer": (
-                proposal_answer_for(user=request.user, proposal=proposal) if proposal else ""
-            ),
+            "evidence_answer": proposal_answer_for(user=request.user, proposal=obj) if obj else "",
             "reason_max_chars": PROPOSAL_REASON_MAX_CHARS,
-            "show_save": False,
-            "show_save_and_continue": False,
-            "show_save_and_add_another": False,
         }
-        return super().change_view(request, object_id, form_url, context)
 
-    def get_urls(self) -> list:
-        return [
-            path(
-                "<path:object_id>/decide/",
-                self.admin_site.admin_view(require_POST(self.decide_view)),
-                name="chat_proposal_decide",
-            ),
-            *super().get_urls(),
-        ]
-
-    def decide_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """Accept or reject from the proposal's page; back to the page with what happened."""
-        proposal = self.get_object(request, unquote(object_id))  # out of scope: 404
-        if proposal is None or not self.has_change_permission(request, proposal):
-            raise PermissionDenied
+    def decide(self, request: HttpRequest, obj: Any) -> None:
+        """Accept or reject from the proposal's page."""
         action = request.POST.get("action", "")
         try:
             if action == "accept":
-                proposal_accept(proposal=proposal, by=request.user)
+                proposal_accept(proposal=obj, by=request.user)
                 self.message_user(request, "Proposal accepted.", messages.SUCCESS)
             elif action == "reject":
                 proposal_reject(
-                    proposal=proposal, by=request.user, reason=request.POST.get("reason", "")
+                    proposal=obj, by=request.user, reason=request.POST.get("reason", "")
                 )
                 self.message_user(request, "Proposal rejected.", messages.SUCCESS)
             else:
                 self.message_user(request, "Choose accept or reject.", messages.ERROR)
         except ProposalError as exc:
             self.message_user(request, f"Not done: {exc}", messages.ERROR)
-        return HttpResponseRedirect(reverse("admin:chat_proposal_change", args=[proposal.pk]))
 
 
 @admin.register(HealthCheck, site=site)
