@@ -859,20 +859,16 @@ def _compared(question: Question, ranked: Sequence[Scored]) -> tuple[Scored, Sco
         spans = [v for v in vals.values_in(text) if vals.duration_seconds(v)]
         if not spans:
             continue  # ("twice a day" says how often, not how long)
-        before = {id(v): text[: v.start].rsplit(";", 1)[-1] for v in spans}
         # what each value is of: the words before it ("Full trace complete, 2 h 40 min")
-        named = [v for v in spans if words.matching(head, words.terms(before[id(v)]))]
-        limits = [
-            v
-            for v in spans
-            if _LIMIT_BEFORE.search(text[: v.start])
-            and words.matching(against, words.terms(before[id(v)]))
-        ]
+        before = {id(v): words.terms(_label_of(text, v)) for v in spans}
+        named = [v for v in spans if words.matching(head, before[id(v)])]
+        limited = [v for v in spans if _LIMIT_BEFORE.search(text[: v.start])]
+        limits = [v for v in limited if words.matching(against, before[id(v)])]
         if named or limits:
-            labels[id(scored)] = words.terms(before[id((named or limits)[0])])
+            labels[id(scored)] = before[id((named or limits)[0])]
             targets.append(scored)
-        elif not any(_LIMIT_BEFORE.search(text[: v.start]) for v in spans):
-            labels[id(scored)] = words.terms(before[id(spans[0])])
+        elif not limited:
+            labels[id(scored)] = before[id(spans[0])]
             measured.append(scored)
     codes = {
         document_id: {
@@ -922,15 +918,18 @@ def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     return ("no" if within else "yes") if over else ("yes" if within else "no")
 
 
+def _label_of(text: str, value: vals.Value) -> str:
+    """The words that label a value in its row or sentence: those before it, back to the
+    previous cell ("Response target: 30 minutes; Resolution target: 8 hours")."""
+    return text[: value.start].rsplit(";", 1)[-1]
+
+
 def _named_value(question: Question, text: str, found: Sequence[vals.Value]) -> vals.Value | None:
     """The value of a row the question names: the one whose label (the words before it)
     shares the most words with the question, or the row's last value when no label shares
     one; none when labels tie ("Response target: 30 minutes; Resolution target: 8 hours" for
     "the target")."""
-    shared = [
-        len(words.matching(question.terms, words.terms(text[: v.start].rsplit(";", 1)[-1])))
-        for v in found
-    ]
+    shared = [len(words.matching(question.terms, words.terms(_label_of(text, v)))) for v in found]
     best = max(shared, default=0)
     if best == 0:
         return found[-1] if found else None

@@ -68,7 +68,8 @@ class Stated:
     text: str
 
 
-def _month(name: str) -> int:
+def month_number(name: str) -> int:
+    """A month's number from its name or its abbreviation (Sep, Sept., September -> 9)."""
     name = name.lower().rstrip(".")
     return next(i for i, full in enumerate(_MONTH_NAMES, start=1) if full.startswith(name[:3]))
 
@@ -87,11 +88,11 @@ def _parse(match: re.Match[str], *, middle: bool) -> Stated | None:
     if g["iso"]:
         day = _day(int(g["iy"]), int(g["im"]), int(g["id"]))
     elif g["dmy"]:
-        day = _day(int(g["y1"]), _month(g["m1"]), int(g["d1"]))
+        day = _day(int(g["y1"]), month_number(g["m1"]), int(g["d1"]))
     elif g["mdy"]:
-        day = _day(int(g["y2"]), _month(g["m2"]), int(g["d2"]))
+        day = _day(int(g["y2"]), month_number(g["m2"]), int(g["d2"]))
     elif g["my"]:
-        day = _day(int(g["y3"]), _month(g["m3"]), 15 if middle else 1)
+        day = _day(int(g["y3"]), month_number(g["m3"]), 15 if middle else 1)
     else:
         first_month = 3 * (int(g["qn"]) - 1) + 1
         day = _day(int(g["qy"]), first_month + (1 if middle else 0), 15 if middle else 1)

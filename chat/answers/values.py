@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from chat.answers import history
 from kb.words import STOPWORDS
 
 # What a question may ask for, and what a unit may carry.
@@ -354,11 +355,6 @@ def same_value(a: Value, b: Value) -> bool:
     return a.key == b.key
 
 
-_MONTH_NUMBERS = {name: n for n, name in enumerate(
-    "jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1
-)}  # fmt: skip
-
-
 def date_parts(value: Value) -> tuple[int | None, int | None, int | None]:
     """(year, month, day) as far as a date states them ("in October" -> (None, 10, None),
     "13 October 2025" -> (2025, 10, 13), "2025-10-13" likewise); (None, None, None) for a
@@ -374,7 +370,7 @@ def date_parts(value: Value) -> tuple[int | None, int | None, int | None]:
     day = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b(?!\d)", re.sub(r"\b\d{4}\b", " ", text))
     return (
         int(year.group(1)) if year else None,
-        _MONTH_NUMBERS[month.group(1)[:3]] if month else None,
+        history.month_number(month.group(1)) if month else None,
         int(day.group(1)) if day and month else None,
     )
 
