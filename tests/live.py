@@ -131,6 +131,12 @@ def serve_for_browser(settings: Any) -> None:
     """Per-test settings of a browser test: the real model answers, and the password a module
     fixture stored with the default hasher (before any per-test override) still verifies."""
     settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "local"}
+    accept_stored_passwords(settings)
+
+
+def accept_stored_passwords(settings: Any) -> None:
+    """The passwords a module's fixture stored with the default hasher, before any per-test
+    override of the hashers, still verify when a browser signs in."""
     settings.PASSWORD_HASHERS = [
         "django.contrib.auth.hashers.PBKDF2PasswordHasher",
         *settings.PASSWORD_HASHERS,

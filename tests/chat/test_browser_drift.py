@@ -22,6 +22,7 @@ from tests.live import (
     DESKTOP,
     PHONE,
     QueueWorker,
+    accept_stored_passwords,
     axe_blocking,
     launch_chromium,
     live_server,
@@ -131,11 +132,7 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
 def browser(server, settings) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    # the module's passwords were stored with the default hasher, before any test override
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        *settings.PASSWORD_HASHERS,
-    ]
+    accept_stored_passwords(settings)
     # the re-ask answers like the first answer did (the live server shares these settings)
     settings.KB = {**settings.KB, "EMBEDDING_PROVIDER": "hash", "MIN_SIMILARITY": 0.0}
     settings.CHAT = {**settings.CHAT, "PROVIDER": PROVIDER}

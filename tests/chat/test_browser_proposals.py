@@ -20,6 +20,7 @@ from tests.conftest import make_user
 from tests.live import (
     DESKTOP,
     PHONE,
+    accept_stored_passwords,
     axe_blocking,
     launch_chromium,
     live_server,
@@ -105,10 +106,7 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
 def browser(server, settings) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    settings.PASSWORD_HASHERS = [
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
-        *settings.PASSWORD_HASHERS,
-    ]
+    accept_stored_passwords(settings)
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
         yield chromium
