@@ -95,6 +95,15 @@ def check_transition(from_status: str | None, to_status: str) -> None:
         raise InvalidTransition(from_status, to_status)
 
 
+def allows(*, canonical_type: str | None, from_status: str | None, to_status: str) -> bool:
+    """Whether a document may move to `to_status`: a canonical record (a plain document has no
+    status to change) whose current status the table lets go there. What offers a status
+    change (a conflict's resolutions, a proposal) asks this before offering it."""
+    return bool(canonical_type) and to_status in ALLOWED_TRANSITIONS.get(
+        from_status or None, frozenset()
+    )
+
+
 def check_reason(reason: str, *, message: str = REASON_REQUIRED) -> None:
     """Raise InvalidValue unless a status change, supersede or restore says why."""
     if not (reason or "").strip():

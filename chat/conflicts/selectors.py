@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 
-from canonical.transitions import ALLOWED_TRANSITIONS
+from canonical.transitions import allows
 from chat.models import Conflict, ConflictState
 from kb.models import CanonicalStatus, Document
 from portal.access.models import AnyUser, Project
@@ -46,9 +46,15 @@ class Resolutions:
 
 def conflict_resolutions(*, conflict: Conflict) -> Resolutions:
     other: Document = conflict.other
-    allowed = ALLOWED_TRANSITIONS.get(other.canonical_status or None, frozenset())
-    curated = bool(other.canonical_type)
+
+    def may_become(status: str) -> bool:
+        return allows(
+            canonical_type=other.canonical_type,
+            from_status=other.canonical_status,
+            to_status=status,
+        )
+
     return Resolutions(
-        deprecate=curated and CanonicalStatus.DEPRECATED in allowed,
-        archive=curated and CanonicalStatus.ARCHIVED in allowed,
+        deprecate=may_become(CanonicalStatus.DEPRECATED),
+        archive=may_become(CanonicalStatus.ARCHIVED),
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from canonical.transitions import ALLOWED_TRANSITIONS, SUCCESSOR_STATUSES
+from canonical.transitions import SUCCESSOR_STATUSES, allows
 from chat.models import FeedbackReason, ProposalKind
 from kb.models import CanonicalStatus
 
@@ -44,8 +44,8 @@ class Change:
 
 
 def _may_become(doc: Doc, status: str) -> bool:
-    return bool(doc.canonical_type) and status in ALLOWED_TRANSITIONS.get(
-        doc.canonical_status or None, frozenset()
+    return allows(
+        canonical_type=doc.canonical_type, from_status=doc.canonical_status, to_status=status
     )
 
 
