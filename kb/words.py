@@ -89,6 +89,49 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# Units of measure: a document writes the symbol where a reader types the name ("how many
+# megawatts" ~ "201.6 MW", "kilometres" ~ "km"). By symbol, lower-cased; the names singular.
+UNIT_NAMES = {
+    "m": ("metre", "meter"), "km": ("kilometre", "kilometer"), "cm": ("centimetre", "centimeter"),
+    "mm": ("millimetre", "millimeter"), "mi": ("mile",), "ft": ("foot", "feet"),
+    "g": ("gram",), "kg": ("kilogram",), "t": ("tonne", "ton"), "lb": ("pound",),
+    "l": ("litre", "liter"), "ml": ("millilitre", "milliliter"),
+    "w": ("watt",), "kw": ("kilowatt",), "mw": ("megawatt",), "gw": ("gigawatt",),
+    "kwh": ("kilowatt-hour", "kilowatt hour"), "mwh": ("megawatt-hour", "megawatt hour"),
+    "gwh": ("gigawatt-hour", "gigawatt hour"), "v": ("volt",), "kv": ("kilovolt",),
+    "a": ("ampere", "amp"), "hz": ("hertz",), "kb": ("kilobyte",), "mb": ("megabyte",),
+    "gb": ("gigabyte",), "tb": ("terabyte",), "gib": ("gibibyte",), "mib": ("mebibyte",),
+    "tib": ("tebibyte",), "mph": ("miles per hour",), "km/h": ("kilometres per hour",),
+    "rpm": ("revolutions per minute",),
+}  # fmt: skip
+
+
+def _unit_forms() -> dict[str, str]:
+    forms: dict[str, str] = {}
+    for symbol, names in UNIT_NAMES.items():
+        for name in names:
+            for written in (name, f"{name}s", f"{name}es"):
+                forms[written] = symbol
+                forms[stem(written)] = symbol
+    return forms
+
+
+_UNIT_FORMS = _unit_forms()
+_UNIT_SYMBOL_OF = {
+    symbol: frozenset(form for form, of in _UNIT_FORMS.items() if of == symbol)
+    for symbol in UNIT_NAMES
+}
+
+
+def unit_symbol(word: str) -> str:
+    """The symbol of a unit of measure written as a name or a symbol ("megawatts", "MW" ->
+    "mw"); "" for a word that names no unit."""
+    word = word.lower().strip()
+    if word in UNIT_NAMES:
+        return word
+    return _UNIT_FORMS.get(word, "")
+
+
 _PUNCTUATION = "\"'“”‘’()[]{},.;:!?"
 
 
@@ -139,6 +182,12 @@ def matching(wanted: Iterable[str], present: Collection[str]) -> set[str]:
 @lru_cache(maxsize=65536)
 def _matching(wanted: frozenset[str], present: frozenset[str]) -> frozenset[str]:
     found = set(wanted & present)
+    for term in wanted - found:
+        # a unit's name and its symbol are one word (megawatts ~ MW); one-letter symbols
+        # (m, t, l) are too ambiguous on their own
+        symbol = _UNIT_FORMS.get(term) or (term if term in UNIT_NAMES else "")
+        if len(symbol) >= 2 and (symbol in present or _UNIT_SYMBOL_OF[symbol] & present):
+            found.add(term)
     rest = [term for term in wanted - found if len(term) >= 3]
     if not rest:
         return frozenset(found)

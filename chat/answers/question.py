@@ -197,6 +197,7 @@ class Question:
     names: tuple[str, ...]  # names, codes and numbers the question names exactly
     identifiers: tuple[str, ...]  # codes (ADR-0005, GW-4021, SQS), lower-cased
     counted: frozenset[str]  # the noun a "how many" question counts
+    measured_in: str = ""  # ...when that noun is a unit of measure, its symbol ("mw")
     wants_list: bool
     asks_past: bool
     asks_current: bool
@@ -298,6 +299,12 @@ _WEIGHT_WORDS = re.compile(r"\b(?:weigh|weighs|weight|heavy)\b", re.I)
 _PERCENT_WORDS = re.compile(r"\b(?:percent|percentage|per cent|share|proportion|%)", re.I)
 
 
+def _measured_in(text: str) -> str:
+    """The unit of measure a "how many" question counts in ("how many megawatts" -> "mw")."""
+    counted = _COUNTED.search(text)
+    return words.unit_symbol(counted.group(1).split()[0]) if counted else ""
+
+
 def _value_kinds(kind: str, text: str) -> frozenset[str]:
     """The kinds of value that answer a question of `kind` (narrowed by its words: "how much
     did it cost" wants an amount of money, "how many" a count)."""
@@ -310,6 +317,8 @@ def _value_kinds(kind: str, text: str) -> frozenset[str]:
             return frozenset({values.PERCENT})
         if _WEIGHT_WORDS.search(text):
             return frozenset({values.QUANTITY})
+        if _measured_in(text):
+            return frozenset({values.QUANTITY})  # "how many megawatts": so many MW
         if re.search(r"\bhow many\b", text, re.I):
             return frozenset({values.COUNT})
     return _VALUE_KINDS.get(kind, frozenset())
@@ -457,6 +466,7 @@ def read_question(text: str) -> Question:
         counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)
         if counted_match
         else frozenset(),
+        measured_in=_measured_in(text),
         wants_list=wants_list,
         asks_past=asks_past,
         as_of=as_of,

@@ -204,6 +204,9 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
             or words.matching(question.counted, words.terms(vals.counted_noun(v)))
             or (named and not vals.counts_things(v))
         ]
+    if question.measured_in:
+        # "how many megawatts": a quantity in megawatts, not in metres
+        found = [v for v in found if v.kind != vals.QUANTITY or v.key[1] == question.measured_in]
     if question.asks_year:
         found = [v for v in found if not vals.is_decade(v)]  # "which year": not "the 1940s"
     if question.asks_frequency:

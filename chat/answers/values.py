@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from chat.answers import history
-from kb.words import STOPWORDS
+from kb.words import STOPWORDS, unit_symbol
 
 # What a question may ask for, and what a unit may carry.
 DURATION = "duration"
@@ -191,6 +191,18 @@ def _scale(multiplier: str | None) -> float:
     )
 
 
+def measure_unit(unit: str) -> str:
+    """A unit of measure as one key, by its symbol where it has one ("kilometres", "km" ->
+    "km"; "MW" -> "mw"), else its singular ("bars" -> "bar")."""
+    unit = unit.lower().strip()
+    symbol = unit_symbol(unit)
+    if symbol:
+        return symbol
+    return (
+        unit[:-1] if unit.endswith("es") or unit[-2:-1].isalpha() and unit.endswith("s") else unit
+    )
+
+
 def values_in(text: str) -> list[Value]:
     """Every typed value in `text`, in reading order; a span claimed by a more specific
     kind (a duration, an amount, a date) is not read again as a plain number."""
@@ -224,7 +236,9 @@ def values_in(text: str) -> list[Value]:
                 DURATION, f"{match.group('n')} {unit}", (amount * _seconds(unit), None), *span
             )
         else:
-            value = Value(QUANTITY, f"{match.group('n')} {unit}", (amount, unit), *span)
+            value = Value(
+                QUANTITY, f"{match.group('n')} {unit}", (amount, measure_unit(unit)), *span
+            )
         found.append(value)
         taken.append(span)
     for match in _MONEY_RE.finditer(text):
@@ -255,17 +269,7 @@ def values_in(text: str) -> list[Value]:
     for match in _UNIT_RE.finditer(text):
         amount = _number(match.group("n"))
         if amount is not None:
-            unit = match.group("u").lower()
-            add(
-                QUANTITY,
-                match,
-                (
-                    amount,
-                    unit[:-1]
-                    if unit.endswith("es") or unit[-2:-1].isalpha() and unit.endswith("s")
-                    else unit,
-                ),
-            )
+            add(QUANTITY, match, (amount, measure_unit(match.group("u"))))
     for match in _COUNT_RE.finditer(text):
         amount = _number(match.group("n"))
         if amount is None:

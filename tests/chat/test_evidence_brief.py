@@ -545,3 +545,21 @@ def test_a_trusted_document_about_something_else_does_not_replace_the_procedure_
     brief = _brief("steps to declare a ledger downtime", procedure, runbook)
     assert brief.lead.source.hit.slug == "ledger-downtime"
     assert "4100" in compose(brief)
+
+
+def test_how_many_of_a_unit_is_answered_by_a_quantity_in_that_unit():
+    # "how many megawatts": the page writes the symbol, and its other numbers are in metres
+    # and turbines
+    page = hit(1, "# Our wind farms\n\nThe hub height is 120 m and each farm has 18 turbines. "
+               "That makes 54 turbines and 201.6 MW installed in total.\n",
+               title="Welcome to Windward")  # fmt: skip
+    brief = _brief("how many megawatts do we have in total", page)
+    assert brief.answerable
+    assert brief.lead is not None and "201.6 MW" in brief.lead.unit.text
+    assert [v.text for v in brief.lead.values] == ["201.6 MW"]
+
+
+def test_one_length_in_a_unit_name_and_in_its_symbol_is_one_value():
+    (named,) = values_in("The river is 6,650 kilometres long.")
+    (symbol,) = values_in("The river is 6650 km long.")
+    assert named.key == symbol.key == (6650.0, "km")

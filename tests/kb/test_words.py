@@ -24,6 +24,10 @@ from kb import words
         ("e-mail", "email"),
         ("peices", "pieces"),  # two letters typed the wrong way round
         ("recieve", "receive"),
+        ("megawatts", "201.6 MW"),  # a unit of measure's name and its symbol
+        ("MW", "200 megawatts"),
+        ("kilometres", "6,650 km"),
+        ("gigabytes", "a 5 GB quota"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
@@ -40,6 +44,8 @@ def test_forms_of_one_word_meet(asked, present):
         ("speed", "special"),  # -eed is not a past form
         ("string", "strong"),  # nor is a root without a vowel
         ("ocde", "code"),  # a swap is a typing slip only where the first letter stays
+        ("metres", "5 m"),  # a one-letter symbol is too ambiguous to stand for its unit
+        ("megawatts", "5 kW"),  # another unit
     ],
 )
 def test_different_words_do_not_meet(asked, present):
