@@ -423,7 +423,10 @@ def _evidence(
             widened, second, second_titles = brief_of(
                 add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context")
             )
-            if second.answerable and len(second.support) > len(brief.support):
+            # kept when it says more, or now says yes or no ("within the target?")
+            if second.answerable and (
+                len(second.support) > len(brief.support) or (second.verdict and not brief.verdict)
+            ):
                 return widened, second, second_titles
     return sources, brief, titles
 

@@ -827,10 +827,12 @@ def _unstated(question: Question, answer: Sequence[Scored], weights: dict[str, f
 
 
 COMPARED_CANDIDATES = 5  # measurements and targets weighed against each other, best first
-# A duration written as a limit: "within 2 hours", "no more than 4 hours", "up to 30 minutes".
+# A duration written as a limit or a bound, not a measurement: "within 2 hours", "no more
+# than 4 hours", "up to 30 minutes", "waited more than 30 minutes".
 _LIMIT_BEFORE = re.compile(
     r"\b(?:within|under|inside|no (?:more|later) than|not more than|at (?:the )?most|up to|"
-    r"maximum(?: of)?|max\.?|less than|fewer than|before)\s*$",
+    r"maximum(?: of)?|max\.?|less than|fewer than|before|more than|longer than|at least|"
+    r"over)\s*$",
     re.I,
 )
 
@@ -845,31 +847,7 @@ def _compared(question: Question, ranked: Sequence[Scored]) -> tuple[Scored, Sco
     with its label (what was measured: "trace complete"), then the best scored."""
     if not question.against:
         return None
-    head = frozenset(question.against[-1:])
-    against = frozenset(question.against)
-    measured: list[Scored] = []
-    targets: list[Scored] = []
-    labels: dict[int, frozenset[str]] = {}
-    for scored in ranked[: 2 * MAX_CONTENDERS]:
-        if scored.source.block == "rejected" or trust(scored.source) < TRUST_REVIEW:
-            continue
-        if scored.coverage < MIN_COVERAGE_CLOSE:
-            continue
-        text = scored.unit.text
-        spans = [v for v in vals.values_in(text) if vals.duration_seconds(v)]
-        if not spans:
-            continue  # ("twice a day" says how often, not how long)
-        # what each value is of: the words before it ("Full trace complete, 2 h 40 min")
-        before = {id(v): words.terms(_label_of(text, v)) for v in spans}
-        named = [v for v in spans if words.matching(head, before[id(v)])]
-        limited = [v for v in spans if _LIMIT_BEFORE.search(text[: v.start])]
-        limits = [v for v in limited if words.matching(against, before[id(v)])]
-        if named or limits:
-            labels[id(scored)] = before[id((named or limits)[0])]
-            targets.append(scored)
-        elif not limited:
-            labels[id(scored)] = before[id(spans[0])]
-            measured.append(scored)
+    measured, targets, labels = _measured_and_targets(question, ranked)
     codes = {
         document_id: {
             code
@@ -895,6 +873,75 @@ def _compared(question: Question, ranked: Sequence[Scored]) -> tuple[Scored, Sco
         return bridged, alike, m.score + t.score
 
     return max(pairs, key=key)
+
+
+# What a compare question holds a measurement against, when it does not say ("within the SLA")
+_TARGET_WORDS = words.terms("target limit deadline goal objective")
+
+
+def _target_query(question: Question, ranked: Sequence[Scored]) -> str:
+    """For a compare question whose evidence states the measurement but no target: a search
+    for the target, by what the question compares against and the codes of the measurement
+    ("SLA P1" for "did we make the SLA on the February outage?", whose postmortem says P1)."""
+    measured, targets, _ = _measured_and_targets(question, ranked)
+    if not measured or targets:
+        return ""
+    against = frozenset(question.against)
+    kept = [w for w in re.findall(r"[\w'-]+", question.text) if words.terms(w) & against]
+    if not against & _TARGET_WORDS:
+        kept.append("target")  # what "making the SLA" holds a measurement against
+    # the codes its document gives the measured thing (the incident's priority)
+    kept += [
+        code
+        for s in ranked
+        if s.document_id == measured[0].document_id
+        for code in _CODE.findall(s.unit.text)
+    ]
+    return " ".join(dict.fromkeys(kept))
+
+
+def _measured_and_targets(
+    question: Question, ranked: Sequence[Scored]
+) -> tuple[list[Scored], list[Scored], dict[int, frozenset[str]]]:
+    """The units stating a measured duration and those stating a target for it, best first,
+    with the words labelling each one's duration (see `_compared`)."""
+    against = frozenset(question.against)
+    head = frozenset(question.against[-1:])
+    if not against & _TARGET_WORDS:
+        head |= _TARGET_WORDS  # "did we make the SLA?": a target or limit, by any name
+    measured: list[Scored] = []
+    targets: list[Scored] = []
+    labels: dict[int, frozenset[str]] = {}
+    for scored in ranked[: 2 * MAX_CONTENDERS]:
+        if scored.source.block == "rejected" or trust(scored.source) < TRUST_REVIEW:
+            continue
+        if scored.coverage < MIN_COVERAGE_CLOSE:
+            continue
+        text = scored.unit.text
+        spans = [v for v in vals.values_in(text) if vals.duration_seconds(v)]
+        if not spans:
+            continue  # ("twice a day" says how often, not how long)
+        # what each value is of: the words before it ("Full trace complete, 2 h 40 min")
+        before = {id(v): words.terms(_label_of(text, v)) for v in spans}
+        # labelled with the target's name ("Resolution target: 8 hours"), or with what it
+        # is a target for in a passage about targets ("Restore service: 4 hours" in a table
+        # of priorities and targets)
+        about_head = bool(words.matching(head, context_terms(scored.source, scored.unit)))
+        named = [
+            v
+            for v in spans
+            if words.matching(head, before[id(v)])
+            or (about_head and words.matching(against - head, before[id(v)]))
+        ]
+        limited = [v for v in spans if _LIMIT_BEFORE.search(text[: v.start])]
+        limits = [v for v in limited if words.matching(against, before[id(v)])]
+        if named or limits:
+            labels[id(scored)] = before[id((named or limits)[0])]
+            targets.append(scored)
+        elif not limited:
+            labels[id(scored)] = before[id(spans[0])]
+            measured.append(scored)
+    return measured, targets, labels
 
 
 def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
@@ -1072,6 +1119,9 @@ def build_brief(
         unstated = _role_query(question, answer, roles)
     else:
         unstated = "" if second is not None or holders else _unstated(question, answer, subject)
+    if question.compares and compared is None:
+        # "did we make the SLA on the February outage?": the SLA is looked for next
+        unstated = _target_query(question, ranked) or unstated
     chain = tuple(
         link
         for link in links

@@ -113,7 +113,11 @@ _PLURAL_AFTER_WH = re.compile(
 )
 _COMPARE = re.compile(
     r"\b(?:within|under|over|more than|less than|exceed\w*|beyond|faster|slower|longer|"
-    r"shorter|above|below|inside|meet|met|hit|beat|breach\w*|miss(?:ed)?)\b",
+    r"shorter|above|below|inside|meet|met|hit|beat|breach\w*|miss(?:ed)?)\b"
+    # "did we make the SLA": "make" compares only when what it makes is a target or a limit
+    r"|\bma(?:ke|de)\b(?=\s+(?:the|our|its|their|it\s+(?:within|inside|under))\b"
+    r"(?:\s+[\w-]+)?\s+(?:sla|slas|target|targets|deadline|deadlines|limit|limits|goal|"
+    r"goals|cut-?off|window)\b)",
     re.I,
 )
 _COMPARE_FRAME = re.compile(

@@ -563,3 +563,52 @@ def test_one_length_in_a_unit_name_and_in_its_symbol_is_one_value():
     (named,) = values_in("The river is 6,650 kilometres long.")
     (symbol,) = values_in("The river is 6650 km long.")
     assert named.key == symbol.key == (6650.0, "km")
+
+
+SERVICE_LEVELS = """# IT support: priorities and targets
+
+| Priority | Typical examples | First response | Restore service |
+|---|---|---|---|
+| P2 High | A line or a freezer stopped | 1 hour | 8 hours |
+| P3 Normal | One user affected | 4 hours | 3 business days |
+"""
+FREEZER_STOP = """# Freezer stop, 14 January
+
+Incident INC-12, priority P2 under the IT SLA.
+
+## At a glance
+
+- Product lost: 400 kg, because it had waited more than 30 minutes before freezing.
+- Downtime: 02:14 to 11:52, 9 hours 38 minutes.
+"""
+
+
+def test_making_the_sla_is_a_comparison_but_making_a_product_is_not():
+    sla = read_question("did we make the SLA on the february lab outage?")
+    assert sla.compares and sla.against == ("sla",)
+    assert read_question("did they make the deadline for the audit").against == ("deadline",)
+    assert not read_question("did we make the bakewell muffins on tf1?").compares
+
+
+def test_a_target_named_by_what_it_is_for_in_a_table_of_targets():
+    incident = hit(1, FREEZER_STOP, title="Freezer stop, 14 January", canonical_type="incident",
+                   canonical_status="accepted", slug="inc-12")  # fmt: skip
+    levels = hit(2, SERVICE_LEVELS, title="IT support: priorities and targets",
+                 canonical_type="standard", canonical_status="accepted", slug="std-it")  # fmt: skip
+    # the column says "Restore service", the title says targets; "waited more than 30
+    # minutes" is a bound, not what was measured
+    brief = _brief("freezer stop in january, was it back up inside the restore target?",
+                   incident, levels)  # fmt: skip
+    assert "9 hours 38 minutes" in brief.lead.unit.text
+    assert brief.support[0].unit.text.startswith("P2")
+    assert brief.verdict == "no"
+
+
+def test_a_comparison_with_no_target_in_its_evidence_looks_for_one():
+    incident = hit(1, FREEZER_STOP, title="Freezer stop, 14 January", canonical_type="incident",
+                   canonical_status="accepted", slug="inc-12")  # fmt: skip
+    brief = _brief("did we make the SLA on the january freezer stop?", incident)
+    assert brief.verdict == ""
+    # what it compares against, that it is a target, and the measurement's codes
+    assert brief.unstated.split()[:2] == ["SLA", "target"]
+    assert "P2" in brief.unstated.split()
