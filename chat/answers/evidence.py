@@ -25,7 +25,17 @@ from dataclasses import dataclass, field, replace
 
 from chat.answers import history
 from chat.answers import values as vals
-from chat.answers.question import DATE, HOWTO, MOST, PERSON, WHAT, WHICH, YESNO, Question
+from chat.answers.question import (
+    DATE,
+    HOWTO,
+    MOST,
+    PERSON,
+    REASON,
+    WHAT,
+    WHICH,
+    YESNO,
+    Question,
+)
 from chat.answers.scoring import (
     Scored,
     context_terms,
@@ -546,11 +556,19 @@ def _in_force(
 def _moved_off(
     question: Question, lead: Scored, links: Sequence[SupersedeLink], weights: dict[str, float]
 ) -> SupersedeLink | None:
-    """For "when did we move off X?": X's link to the record that replaced it."""
-    if not (question.asks_end and question.kind == DATE) or not links:
+    """For "when did we move off X?" and "why did we drop X?": X's link to the record that
+    replaced it."""
+    if not (question.asks_end and question.kind in (DATE, REASON)) or not links:
         return None
-    about = _named_record(question, lead, links, weights)
-    return next((link for link in links if link.older.document_id == about), None)
+    # what was left is named by the question's other words ("ditch" names nothing)
+    about = _named_record(
+        replace(question, terms=question.terms - question.leaving), lead, links, weights
+    )
+    left = next((link for link in links if link.older.document_id == about), None)
+    if left is None and question.kind == REASON:
+        # "why did the lockout rules change?": the new version of the rules says why
+        left = next((link for link in links if link.newer.document_id == about), None)
+    return left
 
 
 def _from_predecessor(
@@ -1061,6 +1079,9 @@ def build_brief(
         _answerable(question, ranked, earlier_terms, subject) if refuse_near_misses else (True, "")
     )
     moved_off = _moved_off(question, lead, links, weights)
+    if question.kind == REASON and moved_off is not None:
+        # "why did we drop X?": the record that replaced X says why
+        lead = _best_of(moved_off.newer.document_id, question, ranked) or lead
     if (in_force is not None and not question.specific) or (
         moved_off is not None and moved_off.newer.since is not None
     ):

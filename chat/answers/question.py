@@ -93,9 +93,17 @@ _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used)\b", re.I)
 _LEAVING = re.compile(
     r"\b(?:mov(?:e|ed|ing) (?:off|away from)|switch(?:ed)? (?:off|away )?from|"
     r"stop(?:ped)? using|drop(?:ped)?|ditch(?:ed)?|leave|left|retire[ds]?|replace[ds]?|"
-    r"abandon(?:ed)?|decommission(?:ed)?|phase[ds]? out|(?:get|got) rid of|(?:give|gave) up)\b",
+    r"abandon(?:ed)?|decommission(?:ed)?|phase[ds]? out|(?:get|got) rid of|(?:give|gave) up|"
+    r"change[ds]?)\b",
     re.I,
 )
+
+
+def _leaving(text: str) -> frozenset[str]:
+    found = _LEAVING.search(text)
+    return words.terms(found.group(0)) if found else frozenset()
+
+
 _CURRENT = re.compile(r"\b(?:still|now|current(?:ly)?|today|nowadays|latest|anymore|yet)\b", re.I)
 _ALTERNATIVES = re.compile(
     r"\b(?:not|n't|alternatives?|reject\w*|instead|consider\w*|why not|other options?)\b", re.I
@@ -202,6 +210,9 @@ class Question:
     identifiers: tuple[str, ...]  # codes (ADR-0005, GW-4021, SQS), lower-cased
     counted: frozenset[str]  # the noun a "how many" question counts
     measured_in: str = ""  # ...when that noun is a unit of measure, its symbol ("mw")
+    # the values it names ("still down after 2 hrs", "the week of 13 april"): a unit stating
+    # the same value is about what it asks
+    named_values: tuple[values.Value, ...] = ()
     wants_list: bool
     asks_past: bool
     asks_current: bool
@@ -217,6 +228,7 @@ class Question:
     # the past time a question asks about ("what did we use in March 2024?", "back in 2019")
     as_of: history.Stated | None = None
     asks_end: bool = False  # when something was left behind ("when did we move off X?")
+    leaving: frozenset[str] = frozenset()  # ...the verb saying so ("ditch"): not what was left
     asks_year: bool = False  # "in which year", "what year": a year or a date, not a decade
     # the verb that relates the asked person or date to the subject ("who leads field ops",
     # "when did the rule kick in"): documents say it other ways (Head of, Effective)
@@ -444,6 +456,12 @@ def read_question(text: str) -> Question:
     asks_past = bool(_PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text)))
     # a date in a question in the past tense asks what held then ("what did we use in 2019?")
     as_of = history.asked_date(text) if (asks_past or _PAST_TENSE.search(text)) else None
+    named_values = tuple(
+        v
+        for v in values.values_in(text)
+        if (v.kind in values.NUMERIC_KINDS and v.kind != values.COUNT)
+        or (v.kind == values.DATE and values.date_parts(v)[1] is not None)
+    )
     for value in reversed(values.values_in(subject)):
         if value.kind in values.NUMERIC_KINDS and value.kind != values.COUNT:
             # "kept for half a year?": the value asked about, not what it is about
@@ -471,10 +489,12 @@ def read_question(text: str) -> Question:
         if counted_match
         else frozenset(),
         measured_in=_measured_in(text),
+        named_values=named_values,
         wants_list=wants_list,
         asks_past=asks_past,
         as_of=as_of,
         asks_end=bool(_LEAVING.search(text)),
+        leaving=_leaving(text),
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
         compares=kind == YESNO and bool(_COMPARE.search(text)),

@@ -94,6 +94,10 @@ _DATE_RE = re.compile(
     rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?,?\s+\d{{4}}\b"
     rf"|\b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
     rf"|\b(?:{_MONTHS})\.?\s+\d{{4}}\b"
+    # a day and month without the year ("the week of 13 april", "April 13th")
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\b\.?"
+    # ...month first, but not the verb: "you may 2x the limit"
+    rf"|\b(?:(?!may\b)(?:{_MONTHS})|(?-i:May))\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?![:.,]?\d)"
     r"|\bQ[1-4]\s+\d{4}\b"
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b"
     rf"|\b(?:in|by|until|before|after|from|since|every|each|on|end of|early|late|mid)\s+"
@@ -357,6 +361,20 @@ def same_value(a: Value, b: Value) -> bool:
     if a.kind == COUNT:
         return a.key[0] == b.key[0]
     return a.key == b.key
+
+
+def states(value: Value, named: Value) -> bool:
+    """Whether `value` states what a question's `named` value says: the same value, or for a
+    date the same day and month (and year, where both give one): "13 Apr 2026" states
+    "13 april"."""
+    if named.kind == DATE and value.kind == DATE:
+        mine, asked = date_parts(value), date_parts(named)
+        if asked[1] is None or mine[1] != asked[1]:
+            return False
+        return all(a is None or m is None or a == m for m, a in zip(mine, asked, strict=True)) and (
+            asked[2] is None or mine[2] == asked[2]
+        )
+    return same_value(value, named)
 
 
 def date_parts(value: Value) -> tuple[int | None, int | None, int | None]:

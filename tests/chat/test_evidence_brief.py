@@ -612,3 +612,64 @@ def test_a_comparison_with_no_target_in_its_evidence_looks_for_one():
     # what it compares against, that it is a target, and the measurement's codes
     assert brief.unstated.split()[:2] == ["SLA", "target"]
     assert "P2" in brief.unstated.split()
+
+
+ESCALATION = """# IT support: escalation
+
+| When | Escalated to |
+|---|---|
+| P1 not restored after 4 hours | Dana Okafor, Operations Director |
+| P1 not restored after 2 hours | Mark Lindell, Head of IT |
+| P2 not restored after 8 hours | Mark Lindell, Head of IT |
+"""
+
+
+def test_a_unit_stating_the_value_a_question_names_answers_it():
+    rows = hit(1, ESCALATION, title="IT support: escalation", canonical_type="standard",
+               canonical_status="accepted")  # fmt: skip
+    brief = _brief("who gets told if a P1 is still down after 2 hrs", rows)
+    assert "after 2 hours" in brief.lead.unit.text
+    assert compose(brief).startswith("P1 not restored after 2 hours")
+
+
+def test_a_day_and_month_without_a_year_is_a_date():
+    (week,) = values_in("who is on call the week of 13 april")
+    assert week.kind == "date"
+    (row,) = values_in("13 Apr 2026")
+    assert row.kind == "date"
+    from chat.answers.values import states
+
+    assert states(row, week)  # the rota's row states the asked week
+    assert not states(values_in("20 Apr 2026")[0], week)
+    assert [v.kind for v in values_in("you may 12 times")] == ["count"]  # the verb
+
+
+def test_why_a_record_was_dropped_is_answered_by_the_record_that_replaced_it():
+    import datetime as dt
+
+    old = hit(1, "# Queue selection 2023: Burrow MQ\n\nWe chose Burrow MQ for the plant queue.\n",
+              title="Queue selection 2023: Burrow MQ", canonical_type="decision",
+              canonical_status="superseded", document_id=21)  # fmt: skip
+    new = hit(2, "# Moving to Streamline\n\n## Context\n\nBurrow MQ lost vendor support in "
+              "2024 and could not keep messages through a network outage.\n\n## Decision\n\n"
+              "We run Streamline from March.\n",
+              title="Moving to Streamline", canonical_type="decision",
+              canonical_status="accepted", document_id=22)  # fmt: skip
+    link = SupersedeLink(
+        older=DocumentRef(
+            document_id=21, title="Queue selection 2023: Burrow MQ", slug="q23", status="superseded"
+        ),  # fmt: skip
+        newer=DocumentRef(
+            document_id=22,
+            title="Moving to Streamline",
+            slug="q25",
+            status="accepted",
+            since=dt.date(2025, 3, 1),
+        ),  # fmt: skip
+    )
+    # "ditch" is in no document: the verb of leaving names nothing, Burrow names the record
+    brief = _brief("why did we ditch burrow", old, new, links=[link])
+    assert brief.answerable
+    assert brief.lead.source.hit.document_id == 22
+    assert "lost vendor support" in brief.lead.unit.text
+    assert "Moving to Streamline replaced Queue selection 2023" in compose(brief)
