@@ -210,9 +210,6 @@ class Question:
     identifiers: tuple[str, ...]  # codes (ADR-0005, GW-4021, SQS), lower-cased
     counted: frozenset[str]  # the noun a "how many" question counts
     measured_in: str = ""  # ...when that noun is a unit of measure, its symbol ("mw")
-    # the values it names ("still down after 2 hrs", "the week of 13 april"): a unit stating
-    # the same value is about what it asks
-    named_values: tuple[values.Value, ...] = ()
     wants_list: bool
     asks_past: bool
     asks_current: bool
@@ -456,12 +453,6 @@ def read_question(text: str) -> Question:
     asks_past = bool(_PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text)))
     # a date in a question in the past tense asks what held then ("what did we use in 2019?")
     as_of = history.asked_date(text) if (asks_past or _PAST_TENSE.search(text)) else None
-    named_values = tuple(
-        v
-        for v in values.values_in(text)
-        if (v.kind in values.NUMERIC_KINDS and v.kind != values.COUNT)
-        or (v.kind == values.DATE and values.date_parts(v)[1] is not None)
-    )
     for value in reversed(values.values_in(subject)):
         if value.kind in values.NUMERIC_KINDS and value.kind != values.COUNT:
             # "kept for half a year?": the value asked about, not what it is about
@@ -489,7 +480,6 @@ def read_question(text: str) -> Question:
         if counted_match
         else frozenset(),
         measured_in=_measured_in(text),
-        named_values=named_values,
         wants_list=wants_list,
         asks_past=asks_past,
         as_of=as_of,

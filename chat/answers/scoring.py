@@ -54,7 +54,6 @@ ROLE_ONLY = 0.0  # a who-question's unit naming only a role ("the line manager")
 # but earns nothing over one that names nobody: a name answers it better
 DETACHED_VALUE = 0.4  # share of the bonus for a value in a clause that names nothing asked
 COUNT_MATCH = 0.8  # "6 nodes" for "how many nodes": the direct answer
-VALUE_NAMED = 0.3  # the unit states a value the question names ("down after 2 hrs": this row)
 LABEL_MATCH = 0.3  # an item labelled with the question's word defines what it asks about
 REASON_WORDS = 0.15  # "because", "due to" for a why-question
 REASON_SECTION = 0.5  # a section about causes or reasons holds the reasons
@@ -306,13 +305,6 @@ def _identifier_bonus(identifiers: Sequence[str], text: str, around: str, kind: 
     return IDENTIFIER_AROUND if any(i in around for i in identifiers) else 0.0
 
 
-def _states_named(question: Question, unit: Unit) -> bool:
-    if not question.named_values:
-        return False
-    found = vals.values_in(unit.text)
-    return any(vals.states(v, named) for named in question.named_values for v in found)
-
-
 def score_unit(
     *,
     question: Question,
@@ -361,7 +353,6 @@ def score_unit(
         + source_prior(source, question)
         + _kind_bonus(question, unit, source, found)
         + counted
-        + (VALUE_NAMED if _states_named(question, unit) else 0.0)
         + (LABEL_MATCH if words.matching(current, words.terms(unit.label)) else 0.0)
         + _identifier_bonus(
             question.identifiers, lowered, f"{unit.section} {unit.context}".lower(), unit.kind

@@ -363,20 +363,6 @@ def same_value(a: Value, b: Value) -> bool:
     return a.key == b.key
 
 
-def states(value: Value, named: Value) -> bool:
-    """Whether `value` states what a question's `named` value says: the same value, or for a
-    date the same day and month (and year, where both give one): "13 Apr 2026" states
-    "13 april"."""
-    if named.kind == DATE and value.kind == DATE:
-        mine, asked = date_parts(value), date_parts(named)
-        if asked[1] is None or mine[1] != asked[1]:
-            return False
-        return all(a is None or m is None or a == m for m, a in zip(mine, asked, strict=True)) and (
-            asked[2] is None or mine[2] == asked[2]
-        )
-    return same_value(value, named)
-
-
 def date_parts(value: Value) -> tuple[int | None, int | None, int | None]:
     """(year, month, day) as far as a date states them ("in October" -> (None, 10, None),
     "13 October 2025" -> (2025, 10, 13), "2025-10-13" likewise); (None, None, None) for a
