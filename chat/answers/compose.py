@@ -47,6 +47,17 @@ def _quote(scored: Scored) -> str:
     return scored.unit.text
 
 
+def _said(scored: Scored) -> str:
+    """A unit quoted and cited; one from a superseded, deprecated or archived source says so
+    in the very sentence that quotes it: an answer never states a stale value as current."""
+    hit = scored.source.hit
+    status = hit.canonical_status
+    if status in STALE_STATUSES:
+        marked = f"{_quote(scored).rstrip('.!?')} ({hit.title}, now {status})"
+        return _cite(marked, scored.source.n)
+    return _cite(_quote(scored), scored.source.n)
+
+
 def _row_cells(row: Scored, question: Question) -> str:
     """A table row in a list of rows: its first cell, and the cells of columns the question
     names ("SkyBlade Inspections (Total (of 50): 42)")."""
@@ -75,6 +86,11 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
     items = sorted((lead, *siblings), key=lambda s: (s.source.hit.chunk_order, s.unit.position))
     runs: list[tuple[int, list[str]]] = []
     compact = len(items) > COMPACT_ROWS and all(i.unit.kind == "row" for i in items)
+    stale = {
+        item.source.n: f"{item.source.hit.title}, now {item.source.hit.canonical_status}"
+        for item in items
+        if item.source.hit.canonical_status in STALE_STATUSES
+    }
     for item in items:
         body = _row_cells(item, question) if compact else item.unit.bare.rstrip(".;")
         if runs and runs[-1][0] == item.source.n:
@@ -92,6 +108,8 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
         joined = "; ".join(bodies)
         if index == 0 and context:
             joined = f"{context.rstrip('.:; ')}: {joined}"
+        if n in stale:
+            joined = f"{joined} ({stale[n]})"  # history, never the current list
         lines.append(_cite(joined, n))
     return lines
 
@@ -184,16 +202,16 @@ def compose(brief: EvidenceBrief) -> str:
     if brief.verdict and others:
         second = others[0]
         answer = "Yes" if brief.verdict == "yes" else "No"
-        lines.append(f"{answer}: {_cite(_quote(lead), lead.source.n)[:-1].rstrip()}")
+        lines.append(f"{answer}: {_said(lead)[:-1].rstrip()}")
         lines[-1] = lines[-1] + "."
-        lines.append(_cite(_quote(second), second.source.n))
+        lines.append(_said(second))
         others = others[1:]
     elif lead_trust == TRUST_HISTORY and status in STALE_STATUSES:
         lines.extend(_history(brief, lead, str(status)))
     elif siblings:
         lines.extend(_list_lines(lead, siblings, brief.question))
     else:
-        lines.append(_cite(_quote(lead), lead.source.n))
+        lines.append(_said(lead))
 
     if status in UNDECIDED_STATUSES and lead.source.hit.canonical_type:
         # a proposal answers, but the reader learns it is not (yet) the rule
@@ -203,7 +221,7 @@ def compose(brief: EvidenceBrief) -> str:
         )
 
     for extra in others[:2]:
-        lines.append(_cite(_quote(extra), extra.source.n))
+        lines.append(_said(extra))
 
     for disagreement in brief.disagreements[:1]:
         other, trusted = disagreement.other, disagreement.trusted

@@ -653,3 +653,20 @@ def test_why_a_record_was_dropped_is_answered_by_the_record_that_replaced_it():
     assert brief.lead.source.hit.document_id == 22
     assert "lost vendor support" in brief.lead.unit.text
     assert "Moving to Streamline replaced Queue selection 2023" in compose(brief)
+
+
+def test_a_supporting_quote_from_a_superseded_record_says_so_in_its_sentence():
+    from dataclasses import replace
+
+    old = hit(1, "# Cache\n\nSessions are kept on cache-01, a Memcached node of 4 GB.\n",
+              title="Cache v1", canonical_type="decision", canonical_status="superseded",
+              document_id=11)  # fmt: skip
+    new = hit(2, "# Cache\n\nSessions are kept on the Redis Cluster of 6 nodes.\n",
+              title="Cache v2", canonical_type="decision", canonical_status="accepted",
+              document_id=12)  # fmt: skip
+    brief = _brief("where are sessions kept?", old, new)
+    assert brief.lead.source.hit.title == "Cache v2"
+    stale = next(s for s in brief.ranked if s.source.hit.title == "Cache v1")
+    text = compose(replace(brief, support=(stale,), disagreements=()))
+    (quoted,) = [s for s in re.split(r"(?<=\.)\s+", text) if "Memcached" in s]
+    assert "(Cache v1, now superseded) [1]" in quoted, text
