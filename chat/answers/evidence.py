@@ -461,6 +461,19 @@ def _pick_lead(
     return max(contenders, key=lambda s: (trust(s.source), similar(best, s), s.score))
 
 
+def _trusted_instead(
+    lead: Scored, support: Sequence[Scored], similar: Callable[[Scored, Scored], float]
+) -> Scored | None:
+    """A supporting unit from a more trusted source that states the lead's thing with another
+    value (the accepted runbook's 35 days quoted after a meeting note's 14 days)."""
+    for other in support:
+        if trust(other.source) <= trust(lead.source) or _different_value(lead, other) is None:
+            continue
+        if similar(lead, other) >= SAME_THING:
+            return other
+    return None
+
+
 def _similarity(texts: Sequence[str]) -> Callable[[Scored, Scored], float]:
     """How much two units say about the same thing: the IDF-weighted share of the smaller
     one's words (its numbers left out) that the other holds, IDF over the candidate units."""
@@ -1119,6 +1132,12 @@ def build_brief(
     if question.kind == YESNO and not question.compares:
         support.extend(_rule_around(question, lead, ranked))
     support.extend(_supporting(question, lead, listed, support, ranked))
+    instead = _trusted_instead(lead, support, similar) if not listed else None
+    if instead is not None:
+        # a more trusted source gives the same thing another value: it leads, and the unit
+        # that led is named as disagreeing with it, never quoted as the answer before it
+        lead = instead
+        support = [s for s in support if s is not instead and trust(s.source) >= trust(lead.source)]
     answer = (lead, *listed, *support)
     roles = (
         vals.roles(lead.unit.text)  # the roles of the answer's own statement

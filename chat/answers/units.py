@@ -229,7 +229,7 @@ def split_units(
                         continue
                     quoted = f"{body} ({comment.strip()})" if comment.strip() else body
                     context = lead or _heading_context(current)
-                    add(_with_context(context, quoted), "code")
+                    add(_with_context(context, quoted), "code", bare=quoted)
                 fence = None
             else:
                 fence.append(stripped)

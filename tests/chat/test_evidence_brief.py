@@ -670,3 +670,29 @@ def test_a_supporting_quote_from_a_superseded_record_says_so_in_its_sentence():
     text = compose(replace(brief, support=(stale,), disagreements=()))
     (quoted,) = [s for s in re.split(r"(?<=\.)\s+", text) if "Memcached" in s]
     assert "(Cache v1, now superseded) [1]" in quoted, text
+
+
+def test_a_supporting_record_that_gives_the_lead_another_value_leads_instead():
+    from chat.answers.evidence import _similarity, _trusted_instead
+
+    brief = _brief("what's the PITR window on the portal db?", _notes(1), _runbook(2))
+    note = next(s for s in brief.ranked if s.source.hit.slug == "ops-sync-11-june"
+                and "14 days" in s.unit.text)  # fmt: skip
+    record = next(s for s in brief.ranked if "35 days" in s.unit.text)
+    tested = next(s for s in brief.ranked if "every quarter" in s.unit.text)
+    similar = _similarity([s.unit.words for s in brief.ranked])
+    # the record states the note's thing with another value: it leads
+    assert _trusted_instead(note, [tested, record], similar) is record
+    # ...not a record's unit about something else, nor one agreeing with the lead
+    assert _trusted_instead(note, [tested], similar) is None
+    assert _trusted_instead(record, [note], similar) is None  # less trusted never leads
+
+
+def test_a_how_to_answered_by_a_code_block_quotes_all_its_commands():
+    page = hit(1, "# SCADA backups\n\n## Checking backups\n\nRun these on the jump host as a "
+               "member of the backup group:\n\n```\nwsbackup status --last 7\n"
+               "wsbackup verify --set nightly-2026-02-09\n```\n",
+               title="SCADA backup and recovery", canonical_type="runbook",
+               canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("how do i check if last nights backup worked", page))
+    assert "wsbackup status --last 7" in text and "wsbackup verify" in text, text
