@@ -208,7 +208,7 @@ def compose(brief: EvidenceBrief) -> str:
         others = others[1:]
     elif lead_trust == TRUST_HISTORY and status in STALE_STATUSES:
         lines.extend(_history(brief, lead, str(status)))
-    elif siblings:
+    elif siblings or (brief.as_list and lead.unit.kind == "row"):
         lines.extend(_list_lines(lead, siblings, brief.question))
     else:
         lines.append(_said(lead))

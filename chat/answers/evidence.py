@@ -150,6 +150,9 @@ class EvidenceBrief:
     answerable: bool
     lead: Scored | None = None
     listed: tuple[Scored, ...] = ()  # the rest of the lead's list or table, when it answers
+    # the lead answers as an item of its list (with the list's lead-in), even when no other
+    # item holds what the question asks for
+    as_list: bool = False
     support: tuple[Scored, ...] = ()  # further units the answer needs (a second fact)
     disagreements: tuple[Disagreement, ...] = ()
     chain: tuple[SupersedeLink, ...] = ()
@@ -690,6 +693,28 @@ def _list_siblings(lead: Scored, ranked: Sequence[Scored]) -> tuple[Scored, ...]
     return tuple(siblings[: MAX_LIST_ITEMS - 1])
 
 
+def _rows_asked(
+    question: Question, lead: Scored, siblings: tuple[Scored, ...]
+) -> tuple[Scored, ...]:
+    """Of a table's rows, those that hold what the question asks them to hold ("which raw
+    materials have celery in": the rows with celery), when the lead row holds words of the
+    question that its table's title, heading and lead-in do not say."""
+    if lead.unit.kind != "row" or not siblings:
+        return siblings
+    around = context_terms(lead.source, lead.unit)
+    condition = frozenset(
+        words.matching(question.terms, unit_terms(lead.unit))
+        - words.matching(question.terms, around)
+    )
+    if not condition:
+        return siblings
+    return tuple(
+        s
+        for s in siblings
+        if s.unit.kind != "row" or words.matching(condition, unit_terms(s.unit)) == condition
+    )
+
+
 def _supporting(
     question: Question,
     lead: Scored,
@@ -1116,7 +1141,8 @@ def build_brief(
         steps = [s for s in ranked if s.unit.step and s.document_id == lead.document_id]
         if steps:
             symptom, lead = lead, max(steps, key=lambda s: s.score)
-    listed = _list_siblings(lead, ranked) if _answers_with_list(question, lead, weights) else ()
+    as_list = _answers_with_list(question, lead, weights)
+    listed = _rows_asked(question, lead, _list_siblings(lead, ranked)) if as_list else ()
     support: list[Scored] = [symptom] if symptom is not None else []
     if question.kind == HOWTO and lead.unit.kind != "code":
         command = next(
@@ -1180,6 +1206,7 @@ def build_brief(
         answerable=True,
         lead=lead,
         listed=listed,
+        as_list=as_list,
         support=tuple(support),
         disagreements=_disagreements(question, lead, ranked, similar),
         chain=chain,

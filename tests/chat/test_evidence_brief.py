@@ -696,3 +696,26 @@ def test_a_how_to_answered_by_a_code_block_quotes_all_its_commands():
                canonical_status="accepted")  # fmt: skip
     text = compose(_brief("how do i check if last nights backup worked", page))
     assert "wsbackup status --last 7" in text and "wsbackup verify" in text, text
+
+
+RAW_MATERIALS = """# Raw material specifications
+
+| Code | Ingredient | Allergens | Storage |
+|---|---|---|---|
+| RM-1052 | Cocoa powder | None | Ambient |
+| RM-1060 | Beef mince | None | Chilled |
+| RM-1065 | Diced celery | Celery | Frozen |
+| RM-1066 | Diced onion | None | Frozen |
+| RM-1068 | Beef stock paste | Celery, Gluten | Ambient |
+"""
+
+
+def test_a_table_is_filtered_by_what_the_question_asks_its_rows_to_hold():
+    table = hit(1, RAW_MATERIALS, title="Raw material specifications",
+                canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("which raw materials have celery in", table))
+    assert "Diced celery" in text and "Beef stock paste" in text, text
+    assert "Cocoa powder" not in text and "Diced onion" not in text, text
+    # a question that names no such word lists the whole table
+    whole = compose(_brief("which raw materials are on the specification list", table))
+    assert "Cocoa powder" in whole or "RM-1052" in whole, whole
