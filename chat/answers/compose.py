@@ -7,6 +7,8 @@ named disagreement, what replaced a superseded record, a warning about a rejecte
 
 from __future__ import annotations
 
+import re
+
 from chat.answers import history
 from chat.answers import values as vals
 from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, trust
@@ -62,12 +64,21 @@ def _row_cells(row: Scored, question: Question) -> str:
     """A table row in a list of rows: its first cell, and the cells of columns the question
     names ("SkyBlade Inspections (Total (of 50): 42)")."""
     first, _, rest = row.unit.bare.partition(" — ")
+    cells = rest.split("; ") if rest else []
     asked = [
         cell
-        for cell in rest.split("; ")
+        for cell in cells
         if words.matching(question.terms, words.terms(cell.partition(":")[0]))
     ]
+    if cells and _CODE_CELL.fullmatch(first.strip()) and cells[0] not in asked:
+        # a code says nothing to a reader ("RM-1065"): the next cell names the thing
+        asked.insert(0, cells[0])
     return f"{first} ({'; '.join(asked)})" if asked else first
+
+
+# A cell that is only a code: letters and digits joined by a dash or a dot ("RM-1065",
+# "ADR-0014", "QP-05"), or capitals and digits ("P1", "HB2")
+_CODE_CELL = re.compile(r"[A-Za-z]{1,8}[-.]?\d[\w.-]*|[A-Z]+\d+")
 
 
 def _heading_names_answer(lead: Scored, question: Question, quoted: str) -> bool:

@@ -719,3 +719,11 @@ def test_a_table_is_filtered_by_what_the_question_asks_its_rows_to_hold():
     # a question that names no such word lists the whole table
     whole = compose(_brief("which raw materials are on the specification list", table))
     assert "Cocoa powder" in whole or "RM-1052" in whole, whole
+
+
+def test_a_long_list_of_rows_keyed_by_codes_names_each_row():
+    table = hit(1, RAW_MATERIALS, title="Raw material specifications",
+                canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("which raw materials are on the specification list", table))
+    # quoted by first cells (more than three rows), and a code alone names nothing
+    assert "RM-1052 (Ingredient: Cocoa powder)" in text, text
