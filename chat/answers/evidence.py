@@ -1103,7 +1103,10 @@ def build_brief(
     ranked = tuple(scored)
     similar = _similarity([u.words for _, u in units])
     replaced = frozenset(link.older.document_id for link in links)
-    lead = _pick_lead(question, ranked, similar, replaced)
+    # a follow-up's answer states something of what it asks itself, not only of the turn
+    # before ("and who made the call?": not the go-live row the earlier question matched)
+    own = [s for s in ranked if s.coverage > 0] if earlier_terms else []
+    lead = _pick_lead(question, own or ranked, similar, replaced)
     in_force, in_force_next = _in_force(question, lead, links, weights)
     if in_force is not None:
         lead = _best_of(in_force.document_id, question, ranked) or lead

@@ -165,6 +165,14 @@ _OBJECT_END = re.compile(
 )
 
 
+# The English ways of saying that someone decided: the verbs, and a light verb's nouns
+_DECIDING = frozenset(
+    words.terms("decide decided decision call sign signed approve approved approval go-ahead "
+                "choose chose chosen agree agreed")
+)  # fmt: skip
+_DECIDED = frozenset(words.terms("decided approved"))
+
+
 def _relation(kind: str, text: str) -> frozenset[str]:
     if kind == PERSON:
         match = _WHO_VERB.match(text)
@@ -458,6 +466,11 @@ def read_question(text: str) -> Question:
             # "kept for half a year?": the value asked about, not what it is about
             subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
+    relation = _relation(kind, text)
+    if relation & _DECIDING:
+        # "who made the call", "who signed it off", "who gave the go-ahead": who decided or
+        # approved it, as records say ("Decided by", "approved by")
+        relation |= _DECIDED
     plural = _PLURAL_AFTER_WH.search(text)
     wants_list = bool(_LIST_WORDS.search(text) or (plural and kind in (WHAT, WHICH, NUMBER))) and (
         kind not in (DURATION, DATE, PERSON)
@@ -472,7 +485,7 @@ def read_question(text: str) -> Question:
         preferred_kinds=_COMPARED_KINDS
         if kind == YESNO and _COMPARE.search(text)
         else _PREFERRED_KINDS.get(kind, _value_kinds(kind, text)),
-        terms=words.terms(subject) - REQUEST_WORDS,
+        terms=(words.terms(subject) - REQUEST_WORDS) | (relation & _DECIDED),
         surface=surface_words(subject),
         names=_names(text),
         identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
@@ -494,5 +507,5 @@ def read_question(text: str) -> Question:
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
         superlative=_superlative(text),
         asks_year=bool(_YEAR_Q.search(text)),
-        relation=_relation(kind, text),
+        relation=relation,
     )
