@@ -65,6 +65,9 @@ def _row_cells(row: Scored, question: Question) -> str:
     names ("SkyBlade Inspections (Total (of 50): 42)")."""
     first, _, rest = row.unit.bare.partition(" — ")
     cells = rest.split("; ") if rest else []
+    if len(cells) == 1:
+        # a two-column table is a list of labelled values ("Decided by: Helen Ward")
+        return f"{first}: {cells[0].partition(': ')[2] or cells[0]}"
     asked = [
         cell
         for cell in cells

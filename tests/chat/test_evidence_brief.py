@@ -762,3 +762,13 @@ def test_a_long_list_of_rows_keyed_by_codes_names_each_row():
     text = compose(_brief("which raw materials are on the specification list", table))
     # quoted by first cells (more than three rows), and a code alone names nothing
     assert "RM-1052 (Ingredient: Cocoa powder)" in text, text
+
+
+def test_a_long_list_of_a_two_column_table_keeps_each_label_with_its_value():
+    from chat.answers.compose import _row_cells
+
+    record = hit(1, DECISION_RECORD, title="Moving to the cloud MES", canonical_type="decision",
+                 canonical_status="accepted")  # fmt: skip
+    brief = _brief("who decided the move to the cloud MES?", record, refuse=False)
+    row = next(s for s in brief.ranked if s.unit.text.startswith("Decided by"))
+    assert _row_cells(row, brief.question) == "Decided by: Helen Ward, Managing Director"
