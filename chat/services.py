@@ -24,7 +24,7 @@ from chat.answers.evidence import (
     build_brief,
     earlier_subject,
 )
-from chat.answers.question import Question, read_question
+from chat.answers.question import Question, own_names, read_question
 from chat.citations import (
     CitationCheck,
     check_citations,
@@ -227,7 +227,7 @@ class ConversationState:
             return True  # "and at Carn Dubh?": the question before it, about something else
         if asked.refers_back:
             return True  # "when did Hollin Bridge go live on it?": "it" was named before
-        if asked.names or asked.identifiers:
+        if own_names(asked) or asked.identifiers:
             return False
         if len(asked.terms) > FOLLOW_UP_TERMS:
             return False

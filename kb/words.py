@@ -272,10 +272,19 @@ def english_weight(word: str) -> float:
     """How much a word says on its own, by how common it is in English (wordfreq's Zipf
     scale): 1.0 for a rare word, a name or a code (Zipf <= 4: "titanium", "webhook"), down
     to 0.1 for the commonest ("the" 7.7); "answer" (5.2) weighs 0.6. A question's common
-    words are often said differently by the document ("kept" for "retention")."""
+    words are often said differently by the document ("kept" for "retention"). A plural is
+    as common as its singular ("averages" 3.6 is "average" 5.2)."""
     from wordfreq import zipf_frequency
 
-    zipf = zipf_frequency(word.lower(), "en")
+    word = word.lower()
+    forms = [word]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        forms.append(word[:-1])
+        if word.endswith("ies"):
+            forms.append(f"{word[:-3]}y")
+        elif word.endswith("es"):
+            forms.append(word[:-2])
+    zipf = max(zipf_frequency(form, "en") for form in forms)
     return min(1.0, max(0.1, (7.0 - zipf) / 3.0))
 
 

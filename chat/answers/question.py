@@ -28,7 +28,9 @@ _AUX = (
     r"(?:is|are|was|were|do|does|did|can|could|may|might|must|should|shall|will|would|has|have|had)"
 )
 _DURATION_Q = re.compile(
-    r"\bhow (?:long|often|quickly|fast|soon|frequently)\b|\bhow much time\b|\bby when\b", re.I
+    r"\bhow (?:long|often|quickly|fast|soon|frequently)\b|\bhow much time\b|\bby when\b|"
+    r"\bhow far back\b",  # a span of time, not a distance
+    re.I,
 )
 _NUMBER_Q = re.compile(r"\bhow (?:many|much|big|large|high|low|far|deep|wide|tall|heavy)\b", re.I)
 _DATE_Q = re.compile(
@@ -356,6 +358,21 @@ _VALUE_KINDS = {
 _PREFERRED_KINDS = {WHICH: frozenset({values.NAME, values.CODE, values.COUNT, values.QUANTITY})}
 # "was it fixed within the target?" compares two durations (or amounts): preferred, not required
 _COMPARED_KINDS = frozenset(values.NUMERIC_KINDS)
+
+
+def own_names(question: Question) -> tuple[str, ...]:
+    """The names and codes a question names, without the numbers of the measurements it
+    states ("the 10 minute averages", "after 2 hrs"): those qualify what it asks about."""
+    measured = " ".join(
+        v.text
+        for v in values.values_in(question.text)
+        if v.kind in values.NUMERIC_KINDS and v.kind != values.COUNT
+    )
+    return tuple(
+        name
+        for name in question.names
+        if not (name[:1].isdigit() and re.search(rf"(?<![\w.]){re.escape(name)}", measured))
+    )
 
 
 def _names(text: str) -> tuple[str, ...]:

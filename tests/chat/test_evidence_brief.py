@@ -772,3 +772,17 @@ def test_a_long_list_of_a_two_column_table_keeps_each_label_with_its_value():
     brief = _brief("who decided the move to the cloud MES?", record, refuse=False)
     row = next(s for s in brief.ranked if s.unit.text.startswith("Decided by"))
     assert _row_cells(row, brief.question) == "Decided by: Helen Ward, Managing Director"
+
+
+def test_a_follow_up_may_state_a_measurement_and_a_plural_is_as_common_as_its_singular():
+    from chat.services import ConversationState
+    from kb import words
+
+    assert words.english_weight("averages") == words.english_weight("average")
+    assert words.english_weight("backups") == words.english_weight("backup")
+    state = ConversationState(previous_question="what historian do we use for turbine data?")
+    asked = read_question("and how far back do the 10 minute averages go?")
+    assert asked.kind == "duration"  # "how far back": a span of time
+    # "10 minute" qualifies what is asked about; it names no subject of its own
+    assert state.carries_into(asked)
+    assert not state.carries_into(read_question("when was SOL-WTG-09 last serviced?"))
