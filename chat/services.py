@@ -229,12 +229,13 @@ class ConversationState:
             return True  # "when did Hollin Bridge go live on it?": "it" was named before
         if own_names(asked) or asked.identifiers:
             return False
-        if len(asked.terms) > FOLLOW_UP_TERMS:
-            return False
+        # the words the reader typed (not those a question adds for its meaning: "made the
+        # call" is asked as decided or approved)
         surface = dict(asked.surface)
-        return all(
-            words.english_weight(surface.get(term, term)) < SPECIFIC_WORD for term in asked.terms
-        )
+        typed = [term for term in asked.terms if term in surface]
+        if len(typed) > FOLLOW_UP_TERMS:
+            return False
+        return all(words.english_weight(surface[term]) < SPECIFIC_WORD for term in typed)
 
 
 # A question with this few subject words of its own, none specific, leans on the one before.
