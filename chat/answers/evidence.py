@@ -464,7 +464,7 @@ def _pick_lead(
     return max(contenders, key=lambda s: (trust(s.source), similar(best, s), s.score))
 
 
-def _trusted_instead(
+def trusted_instead(
     lead: Scored, support: Sequence[Scored], similar: Callable[[Scored, Scored], float]
 ) -> Scored | None:
     """A supporting unit from a more trusted source that states the lead's thing with another
@@ -1161,7 +1161,9 @@ def build_brief(
     if question.kind == YESNO and not question.compares:
         support.extend(_rule_around(question, lead, ranked))
     support.extend(_supporting(question, lead, listed, support, ranked))
-    instead = _trusted_instead(lead, support, similar) if not listed else None
+    # (a question about the past is answered by the record of its time)
+    then = question.asks_past or in_force is not None
+    instead = None if listed or then else trusted_instead(lead, support, similar)
     if instead is not None:
         # a more trusted source gives the same thing another value: it leads, and the unit
         # that led is named as disagreeing with it, never quoted as the answer before it
@@ -1281,4 +1283,5 @@ __all__ = [
     "earlier_subject",
     "opposite_rules",
     "trust",
+    "trusted_instead",
 ]

@@ -294,13 +294,14 @@ def values_in(text: str) -> list[Value]:
             taken.append((start, end))
     for pattern in (_NAME_RE, _SINGLE_NAME_RE):
         for match in pattern.finditer(text):
-            words = match.group(0).split()
-            while words and words[0].lower() in _NOT_NAMES:
-                words = words[1:]
-            if not words or not any(ch.islower() for ch in words[-1]):
+            tokens = list(re.finditer(r"\S+", match.group(0)))
+            while tokens and tokens[0].group(0).lower() in _NOT_NAMES:
+                tokens = tokens[1:]
+            if not tokens or not any(ch.islower() for ch in tokens[-1].group(0)):
                 continue  # a sentence opening, or an acronym (PITR, ROC): not a name
-            name = " ".join(words)
-            start = match.start() + match.group(0).index(name)
+            # words apart by any white space (a tab, a line break) are one name
+            name = " ".join(token.group(0) for token in tokens)
+            start = match.start() + tokens[0].start()
             if free(start, match.end()):
                 found.append(Value(NAME, name, (name.lower(),), start, match.end()))
                 taken.append((start, match.end()))

@@ -74,3 +74,20 @@ def make_document(key: str, slug: str, chunks: list[tuple[str, int]], **fields) 
     for order, (text, overlap) in enumerate(chunks):
         Chunk.objects.create(document=document, chunk_order=order, text=text, overlap_chars=overlap)
     return document
+
+
+def supersede_link(
+    older: tuple[int, str, dt.date | None], newer: tuple[int, str, dt.date | None]
+) -> Any:
+    """A supersede edge between two records: (document id, title, start) of each, the older
+    superseded and the newer accepted."""
+    from chat.answers.evidence import DocumentRef, SupersedeLink
+
+    def ref(side: tuple[int, str, dt.date | None], status: str) -> DocumentRef:
+        document_id, title, since = side
+        return DocumentRef(
+            document_id=document_id, title=title, slug=f"doc-{document_id}", status=status,
+            since=since,
+        )  # fmt: skip
+
+    return SupersedeLink(older=ref(older, "superseded"), newer=ref(newer, "accepted"))

@@ -7,11 +7,11 @@ from __future__ import annotations
 import datetime as dt
 
 from chat.answers.compose import compose
-from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief
+from chat.answers.evidence import build_brief
 from chat.answers.history import Dated, asked_date, in_force_on, stated_start
 from chat.answers.question import read_question
 from chat.prompt import number_sources
-from tests.chat.helpers import hit, result
+from tests.chat.helpers import hit, result, supersede_link
 
 
 def test_a_record_starts_on_the_date_its_label_states():
@@ -96,21 +96,8 @@ def _chain_brief(question: str):
               canonical_status="superseded", document_id=21)  # fmt: skip
     new = hit(2, NEW, title="Message queue: Kafka", canonical_type="decision",
               canonical_status="accepted", document_id=22)  # fmt: skip
-    link = SupersedeLink(
-        older=DocumentRef(
-            document_id=21,
-            title="Message queue: RabbitMQ",
-            slug="q1",
-            status="superseded",
-            since=_start(OLD),
-        ),  # fmt: skip
-        newer=DocumentRef(
-            document_id=22,
-            title="Message queue: Kafka",
-            slug="q2",
-            status="accepted",
-            since=_start(NEW),
-        ),  # fmt: skip
+    link = supersede_link(
+        (21, "Message queue: RabbitMQ", _start(OLD)), (22, "Message queue: Kafka", _start(NEW))
     )
     sources = number_sources(result([new, old]))
     return build_brief(question=read_question(question), sources=sources, links=[link])
