@@ -937,8 +937,9 @@ _TARGET_WORDS = words.terms("target limit deadline goal objective")
 
 def _target_query(question: Question, ranked: Sequence[Scored]) -> str:
     """For a compare question whose evidence states the measurement but no target: a search
-    for the target, by what the question compares against and the codes of the measurement
-    ("SLA P1" for "did we make the SLA on the February outage?", whose postmortem says P1)."""
+    for the target, by what the question compares against, that it is a target, and the codes
+    of the measurement ("SLA target P1" for "did we make the SLA on the February outage?",
+    whose postmortem says P1)."""
     measured, targets, _ = _measured_and_targets(question, ranked)
     if not measured or targets:
         return ""

@@ -167,12 +167,19 @@ _OBJECT_END = re.compile(
 )
 
 
-# The English ways of saying that someone decided: the verbs, and a light verb's nouns
-_DECIDING = frozenset(
-    words.terms("decide decided decision call sign signed approve approved approval go-ahead "
-                "choose chose chosen agree agreed")
-)  # fmt: skip
+# The English ways of saying that someone decided: the verbs, and the nouns a light verb
+# takes ("made the call", "gave the go-ahead"; not "who calls the engineer")
+_DECIDING_VERBS = frozenset(
+    words.terms("decide decided sign signed approve approved choose chose chosen agree agreed")
+)
+_DECIDING_NOUNS = frozenset(words.terms("decision call go-ahead approval sign-off"))
 _DECIDED = frozenset(words.terms("decided approved"))
+
+
+def _deciding(relation: frozenset[str]) -> bool:
+    return bool(relation & _DECIDING_VERBS) or bool(
+        relation & _LIGHT_VERBS and relation & _DECIDING_NOUNS
+    )
 
 
 def _relation(kind: str, text: str) -> frozenset[str]:
@@ -484,7 +491,7 @@ def read_question(text: str) -> Question:
             subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
     relation = _relation(kind, text)
-    if relation & _DECIDING:
+    if _deciding(relation):
         # "who made the call", "who signed it off", "who gave the go-ahead": who decided or
         # approved it, as records say ("Decided by", "approved by")
         relation |= _DECIDED

@@ -481,6 +481,7 @@ def test_the_relation_of_when_and_who_questions_is_read_past_names_and_light_ver
     for asked in (made, took, signed):
         assert {"decid", "approv"} <= asked.relation and {"decid", "approv"} <= asked.terms
     assert read_question("who leads field ops").relation == {"lead"}
+    assert not {"decid", "approv"} & read_question("who calls the on-call engineer").terms
 
 
 DECISION_RECORD = """# Moving to the cloud MES
