@@ -893,7 +893,14 @@ _LIMIT_BEFORE = re.compile(
 )
 
 
-def _compared(question: Question, ranked: Sequence[Scored]) -> tuple[Scored, Scored] | None:
+# The units a compare question's evidence states a measured duration in, those stating a
+# target for it, and the words labelling each one's duration (`_measured_and_targets`).
+Durations = tuple[list[Scored], list[Scored], dict[int, frozenset[str]]]
+
+
+def _compared(
+    question: Question, ranked: Sequence[Scored], durations: Durations
+) -> tuple[Scored, Scored] | None:
     """For "was the outage fixed within the SLA target?": the target (a unit whose duration
     is labelled with what the question compares against, "Resolution target: 8 hours", or
     written as a limit on it, "within 4 hours") and the measured value held against it (a
@@ -903,7 +910,7 @@ def _compared(question: Question, ranked: Sequence[Scored]) -> tuple[Scored, Sco
     with its label (what was measured: "trace complete"), then the best scored."""
     if not question.against:
         return None
-    measured, targets, labels = _measured_and_targets(question, ranked)
+    measured, targets, labels = durations
     codes = {
         document_id: {
             code
@@ -935,12 +942,12 @@ def _compared(question: Question, ranked: Sequence[Scored]) -> tuple[Scored, Sco
 _TARGET_WORDS = words.terms("target limit deadline goal objective")
 
 
-def _target_query(question: Question, ranked: Sequence[Scored]) -> str:
+def _target_query(question: Question, ranked: Sequence[Scored], durations: Durations) -> str:
     """For a compare question whose evidence states the measurement but no target: a search
     for the target, by what the question compares against, that it is a target, and the codes
     of the measurement ("SLA target P1" for "did we make the SLA on the February outage?",
     whose postmortem says P1)."""
-    measured, targets, _ = _measured_and_targets(question, ranked)
+    measured, targets, _ = durations
     if not measured or targets:
         return ""
     against = frozenset(question.against)
@@ -957,9 +964,7 @@ def _target_query(question: Question, ranked: Sequence[Scored]) -> str:
     return " ".join(dict.fromkeys(kept))
 
 
-def _measured_and_targets(
-    question: Question, ranked: Sequence[Scored]
-) -> tuple[list[Scored], list[Scored], dict[int, frozenset[str]]]:
+def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durations:
     """The units stating a measured duration and those stating a target for it, best first,
     with the words labelling each one's duration (see `_compared`)."""
     against = frozenset(question.against)
@@ -1114,7 +1119,8 @@ def build_brief(
     elif question.asks_past:
         lead = _from_predecessor(question, lead, ranked, links, weights)
     lead = _superlative_row(question, lead, ranked)
-    compared = _compared(question, ranked) if question.compares else None
+    durations = _measured_and_targets(question, ranked) if question.compares else None
+    compared = _compared(question, ranked, durations) if durations is not None else None
     if compared is not None:
         lead = compared[0]  # "was it fixed within the target?": what was measured leads
     answerable, refusal = (
@@ -1191,9 +1197,9 @@ def build_brief(
         unstated = _role_query(question, answer, roles)
     else:
         unstated = "" if second is not None or holders else _unstated(question, answer, subject)
-    if question.compares and compared is None:
+    if durations is not None and compared is None:
         # "did we make the SLA on the February outage?": the SLA is looked for next
-        unstated = _target_query(question, ranked) or unstated
+        unstated = _target_query(question, ranked, durations) or unstated
     chain = tuple(
         link
         for link in links
