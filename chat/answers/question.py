@@ -241,12 +241,18 @@ class Question:
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
     # the past time a question asks about ("what did we use in March 2024?", "back in 2019")
     as_of: history.Stated | None = None
-    asks_end: bool = False  # when something was left behind ("when did we move off X?")
-    leaving: frozenset[str] = frozenset()  # ...the verb saying so ("ditch"): not what was left
+    # the verb saying that something was left behind ("when did we move off X?", "why did we
+    # ditch X?"): it names nothing that was left
+    leaving: frozenset[str] = frozenset()
     asks_year: bool = False  # "in which year", "what year": a year or a date, not a decade
     # the verb that relates the asked person or date to the subject ("who leads field ops",
     # "when did the rule kick in"): documents say it other ways (Head of, Effective)
     relation: frozenset[str] = frozenset()
+
+    @property
+    def asks_end(self) -> bool:
+        """The question asks when or why something was left behind."""
+        return bool(self.leaving)
 
     @property
     def specific(self) -> bool:
@@ -520,7 +526,6 @@ def read_question(text: str) -> Question:
         wants_list=wants_list,
         asks_past=asks_past,
         as_of=as_of,
-        asks_end=bool(_LEAVING.search(text)),
         leaving=_leaving(text),
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
