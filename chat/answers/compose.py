@@ -17,6 +17,7 @@ from chat.answers.scoring import Scored
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
+from kb.retrieval.types import SearchHit
 
 # Records still being decided: quoted, with their status said.
 UNDECIDED_STATUSES = frozenset({CanonicalStatus.DRAFT, CanonicalStatus.REVIEW})
@@ -49,13 +50,18 @@ def _quote(scored: Scored) -> str:
     return scored.unit.text
 
 
+def _as_history(hit: SearchHit, later: str = "") -> str:
+    """What a sentence quoting a superseded, deprecated or archived source ends with: that
+    source and its status (" (Cache v1, now superseded)")."""
+    return f" ({hit.title}, now {hit.canonical_status}{later})"
+
+
 def _said(scored: Scored) -> str:
     """A unit quoted and cited; one from a superseded, deprecated or archived source says so
     in the very sentence that quotes it: an answer never states a stale value as current."""
     hit = scored.source.hit
-    status = hit.canonical_status
-    if status in STALE_STATUSES:
-        marked = f"{_quote(scored).rstrip('.!?')} ({hit.title}, now {status})"
+    if hit.canonical_status in STALE_STATUSES:
+        marked = f"{_quote(scored).rstrip('.!?')}{_as_history(hit)}"
         return _cite(marked, scored.source.n)
     return _cite(_quote(scored), scored.source.n)
 
@@ -101,7 +107,7 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
     runs: list[tuple[int, list[str]]] = []
     compact = len(items) > COMPACT_ROWS and all(i.unit.kind == "row" for i in items)
     stale = {
-        item.source.n: f"{item.source.hit.title}, now {item.source.hit.canonical_status}"
+        item.source.n: item.source.hit
         for item in items
         if item.source.hit.canonical_status in STALE_STATUSES
     }
@@ -123,7 +129,7 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
         if index == 0 and context:
             joined = f"{context.rstrip('.:; ')}: {joined}"
         if n in stale:
-            joined = f"{joined} ({stale[n]})"  # history, never the current list
+            joined += _as_history(stale[n])  # history, never the current list
         lines.append(_cite(joined, n))
     return lines
 
@@ -144,7 +150,7 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
         # history, marked as such in the very sentence that quotes it
         later = f"; replaced by {replaced.title}" if replaced is not None else ""
         body = quote.rstrip(".!?") if quote != title else f"{title} was the record"
-        return [_cite(f"{body} ({title}, now {status}{later})", lead.source.n)]
+        return [_cite(f"{body}{_as_history(lead.source.hit, later)}", lead.source.n)]
     opening = "No: " if brief.question.kind == "yesno" else ""
     verb = "replaced" if status == "superseded" else "replaces"
     return [
