@@ -189,15 +189,20 @@ def _fresh_cache(_cache_table: None, django_db_blocker) -> None:
 
 
 @pytest.fixture
-def browser(server, settings) -> Iterator[Any]:
+def browser(server, settings, request) -> Iterator[Any]:
     """Headless Chromium for a browser test module, after its module-scoped `server` fixture
     (the live server, which skips the module when Chromium is missing) and with the settings a
-    served page needs (tests.live.serve_for_browser)."""
+    served page needs (tests.live.serve_for_browser). A module that sets
+    `KEEP_TEST_EMBEDDER = True` keeps the embedder its `server` fixture ingested with (its
+    pages read no answer of the real model); its stored passwords still verify."""
     from playwright.sync_api import sync_playwright
 
-    from tests.live import launch_chromium, serve_for_browser
+    from tests.live import accept_stored_passwords, launch_chromium, serve_for_browser
 
-    serve_for_browser(settings)
+    if getattr(request.module, "KEEP_TEST_EMBEDDER", False):
+        accept_stored_passwords(settings)
+    else:
+        serve_for_browser(settings)
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
         yield chromium

@@ -20,14 +20,15 @@ from tests.conftest import make_user
 from tests.live import (
     DESKTOP,
     PHONE,
-    accept_stored_passwords,
     axe_blocking,
-    launch_chromium,
     live_server,
     require_chromium,
     shoot,
     signed_in_page,
 )
+
+# the pages here read no answer of the real model: the browser keeps the test embedder
+KEEP_TEST_EMBEDDER = True
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
@@ -105,17 +106,6 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
                     get_user_model().objects.filter(username__in=[EDITOR[0], OUTSIDER[0]]).delete()
                     project_remove(KEY)
                     project_remove(ELSEWHERE)
-
-
-@pytest.fixture
-def browser(server, settings) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    accept_stored_passwords(settings)
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 def test_an_editor_reads_a_conflict_and_deprecates_the_other_record(browser, server):

@@ -20,13 +20,14 @@ from tests.conftest import make_user
 from tests.live import (
     DESKTOP,
     PHONE,
-    accept_stored_passwords,
     axe_blocking,
-    launch_chromium,
     live_server,
     require_chromium,
     signed_in_page,
 )
+
+# the pages here read no answer of the real model: the browser keeps the test embedder
+KEEP_TEST_EMBEDDER = True
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
@@ -100,17 +101,6 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
                     ).delete()  # their conversations and feedback go with them
                     project_remove(KEY)
                     project_remove(ELSEWHERE)
-
-
-@pytest.fixture
-def browser(server, settings) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    accept_stored_passwords(settings)
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 def test_an_editor_reads_a_proposal_and_accepts_it(browser, server):

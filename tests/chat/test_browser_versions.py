@@ -20,14 +20,15 @@ from tests.conftest import make_user
 from tests.live import (
     DESKTOP,
     PHONE,
-    accept_stored_passwords,
     axe_blocking,
-    launch_chromium,
     live_server,
     require_chromium,
     shoot,
     signed_in_page,
 )
+
+# the pages here read no answer of the real model: the browser keeps the test embedder
+KEEP_TEST_EMBEDDER = True
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db]
 
@@ -124,17 +125,6 @@ def server(tenants, django_db_blocker) -> Iterator[dict[str, Any]]:
                 # the restore queued a drift check (committed): run it, so no later test
                 # counting the queue's work meets it
                 run_queued_tasks()
-
-
-@pytest.fixture
-def browser(server, settings) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    accept_stored_passwords(settings)
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 def test_a_reader_opens_an_old_answers_chip_and_reads_the_passage_as_it_was(browser, server):
