@@ -38,7 +38,7 @@ from kb.selectors import (
     documents_by_slug,
     supersede_pairs,
 )
-from portal.access.models import AnyUser, Project
+from portal.access.models import AnyUser, Project, sees_every_project
 from portal.access.selectors import project_curators
 
 
@@ -400,7 +400,7 @@ def _linked(document: Document) -> LinkedDocument:
 
 def content_gaps_for(*, user: AnyUser) -> QuerySet[ContentGap]:
     """Gaps of projects the user edits ("" = unscoped questions only for superusers)."""
-    if getattr(user, "is_superuser", False):
+    if sees_every_project(user):
         return ContentGap.objects.all()
     keys = list(Project.objects.editable_by(user).values_list("key", flat=True))
     return ContentGap.objects.filter(project_key__in=keys)
@@ -412,7 +412,7 @@ def _editor_rows(
     """Rows (with `project_keys` and `refusal_reason`) an editor may read: every key of the row
     is a project they edit, or the row is a refusal (no document text in it) and some key is.
     Refusals asked over "All my projects" thus reach the editors of each project searched."""
-    if getattr(user, "is_superuser", False):
+    if sees_every_project(user):
         return queryset
     keys = list(Project.objects.editable_by(user).values_list("key", flat=True))
     if not keys:

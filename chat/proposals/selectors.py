@@ -10,12 +10,10 @@ from portal.access.models import AnyUser, Project
 
 
 def proposals_for(*, user: AnyUser) -> QuerySet[Proposal]:
-    """Proposals of the projects the user edits (all of them for a superuser)."""
+    """Proposals of the projects the user edits (Project.objects.editable_by)."""
     rows = Proposal.objects.select_related(
         "project", "document", "successor", "suggested", "decided_by"
     )
-    if getattr(user, "is_superuser", False):
-        return rows
     return rows.filter(project__in=Project.objects.editable_by(user))
 
 

@@ -36,31 +36,37 @@ class Role(models.TextChoices):
 EDITING_ROLES = (Role.EDITOR, Role.ADMIN)
 
 
+def sees_every_project(user: AnyUser) -> bool:
+    """The one superuser rule: a signed-in, active superuser of the tenant reads, edits and
+    administers every project (and the unscoped rows of the editor queues)."""
+    return not isinstance(user, AnonymousUser) and user.is_active and user.is_superuser
+
+
 class ProjectQuerySet(models.QuerySet["Project"]):
     def visible_to(self, user: AnyUser) -> ProjectQuerySet:
         """The one visibility rule for projects: members (any role) and tenant superusers."""
+        if sees_every_project(user):
+            return self.all()
         if isinstance(user, AnonymousUser) or not user.is_active:
             return self.none()
-        if user.is_superuser:
-            return self.all()
         return self.filter(memberships__user_id=user.pk).distinct()
 
     def editable_by(self, user: AnyUser) -> ProjectQuerySet:
         """Projects whose documents `user` may curate (editor or admin role, or superuser)."""
+        if sees_every_project(user):
+            return self.all()
         if isinstance(user, AnonymousUser) or not user.is_active:
             return self.none()
-        if user.is_superuser:
-            return self.all()
         return self.filter(
             memberships__user_id=user.pk, memberships__role__in=EDITING_ROLES
         ).distinct()
 
     def administered_by(self, user: AnyUser) -> ProjectQuerySet:
         """Projects whose members `user` may manage (admin role, or superuser)."""
+        if sees_every_project(user):
+            return self.all()
         if isinstance(user, AnonymousUser) or not user.is_active:
             return self.none()
-        if user.is_superuser:
-            return self.all()
         return self.filter(memberships__user_id=user.pk, memberships__role=Role.ADMIN).distinct()
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser
 from django.http import Http404
 
-from portal.access.models import EDITING_ROLES, AnyUser, Membership, Project, Role
+from portal.access.models import (
+    EDITING_ROLES,
+    AnyUser,
+    Membership,
+    Project,
+    Role,
+    sees_every_project,
+)
 
 
 def project_list_visible(*, user: AnyUser) -> list[Project]:
@@ -47,7 +54,7 @@ def project_roles_for(*, user: AnyUser) -> list[tuple[str, str]]:
     """(project key, role) for every project the user may read; superusers are admin of all."""
     if isinstance(user, AnonymousUser):
         return []
-    if user.is_superuser:
+    if sees_every_project(user):
         return [(key, Role.ADMIN) for key in Project.objects.values_list("key", flat=True)]
     return list(
         Membership.objects.filter(user_id=user.pk)

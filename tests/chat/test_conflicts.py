@@ -232,3 +232,34 @@ def test_a_check_that_does_not_meet_an_open_pair_keeps_it_open(world, monkeypatc
     assert conflicts_check(document_id=world["notes"].pk) == {"raised": 0, "seen": 1, "gone": 0}
     conflict.refresh_from_db()
     assert conflict.state == ConflictState.OPEN
+
+
+def test_a_deactivated_superuser_sees_none_of_the_editor_queues(alpha, world):
+    """One rule for who edits a project (Project.objects.editable_by): a superuser whose
+    account was switched off reads no conflict, chat log or content gap, not even the
+    unscoped ones only superusers read."""
+    from chat.models import ChatLog, ContentGap
+    from chat.selectors import chat_logs_for, content_gaps_for
+
+    asked = "what is the deactivation probe?"
+    run_queued_tasks()
+    for keys in ([KEY], []):
+        ChatLog.objects.create(question=asked, refusal_reason="no_context", project_keys=keys)
+        ContentGap.objects.create(
+            project_key=keys[0] if keys else "",
+            normalised_question=f"{asked} {keys}",
+            example_question=asked,
+        )
+    root = make_user(alpha, "conflict-root", superuser=True)
+
+    def seen() -> list[int]:
+        return [
+            conflicts_for(user=root).count(),
+            chat_logs_for(user=root).filter(question=asked).count(),
+            content_gaps_for(user=root).filter(example_question=asked).count(),
+        ]
+
+    assert seen() == [1, 2, 2]
+    root.is_active = False
+    root.save(update_fields=["is_active"])
+    assert seen() == [0, 0, 0]
