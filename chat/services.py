@@ -318,20 +318,17 @@ def _search(
         raise ChatInputError({field_name: [exc.message]}) from exc
 
 
-def _evidence(
+def _widened(
     *,
     user: AnyUser,
-    question: str,
-    asked: Question,
-    previous: str,
+    query: str,
     sources: tuple[PromptSource, ...],
-    filters: SearchFilters,
-    runner_up: tuple[SearchHit, ...] = (),
-) -> tuple[tuple[PromptSource, ...], EvidenceBrief, dict[str, str]]:
-    """The evidence brief of a turn, with the sources it needed beyond the first retrieval:
-    the other records of a supersede chain, and a second retrieval for the part of the
-    question the first evidence leaves unstated (an incident, then its SLA target)."""
-    from kb.retrieval import document_hits, neighbour_hits, short_document_hits
+    runner_up: tuple[SearchHit, ...],
+) -> tuple[PromptSource, ...]:
+    """A retrieval's sources with the passages an answer needs around them (the same for the
+    first retrieval and the second): the documents' other retrieved chunks, the first
+    document whole when short, the neighbours of the best chunks, a table's first rows."""
+    from kb.retrieval import neighbour_hits, short_document_hits
 
     # the other retrieved chunks of the documents found (the per-document cap moved them
     # to the runner-ups: a question about one document is answered from all of it)
@@ -348,7 +345,7 @@ def _evidence(
         sources,
         short_document_hits(
             user=user,
-            query=question,
+            query=query,
             document_ids=first[:SHORT_DOCUMENTS_READ],
             max_chunks=SHORT_DOCUMENT_CHUNKS,
         ),
@@ -359,7 +356,7 @@ def _evidence(
     sources = add_sources(
         sources,
         neighbour_hits(
-            user=user, hits=best, query=question, reach=NEIGHBOUR_REACH, limit=NEIGHBOURS_KEPT
+            user=user, hits=best, query=query, reach=NEIGHBOUR_REACH, limit=NEIGHBOURS_KEPT
         ),
         block="context",
     )
@@ -373,9 +370,28 @@ def _evidence(
     if continued:
         sources = add_sources(
             sources,
-            neighbour_hits(user=user, hits=continued, query=question, reach=NEIGHBOUR_REACH),
+            neighbour_hits(user=user, hits=continued, query=query, reach=NEIGHBOUR_REACH),
             block="context",
         )
+    return sources
+
+
+def _evidence(
+    *,
+    user: AnyUser,
+    question: str,
+    asked: Question,
+    previous: str,
+    sources: tuple[PromptSource, ...],
+    filters: SearchFilters,
+    runner_up: tuple[SearchHit, ...] = (),
+) -> tuple[tuple[PromptSource, ...], EvidenceBrief, dict[str, str]]:
+    """The evidence brief of a turn, with the sources it needed beyond the first retrieval:
+    the other records of a supersede chain, and a second retrieval for the part of the
+    question the first evidence leaves unstated (an incident, then its SLA target)."""
+    from kb.retrieval import document_hits
+
+    sources = _widened(user=user, query=question, sources=sources, runner_up=runner_up)
     # supersede edges join canonical records only
     canonical = {s.hit.document_id for s in sources if s.hit.canonical_type}
     pairs = supersede_pairs(user=user, document_ids=canonical) if canonical else []
@@ -421,8 +437,14 @@ def _evidence(
     if brief.answerable and brief.unstated:
         hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
         if hop.primary:
+            found = _widened(
+                user=user,
+                query=brief.unstated,
+                sources=add_sources((), hop.primary[:SECOND_HOP_HITS], block="context"),
+                runner_up=hop.runner_up,
+            )
             widened, second, second_titles = brief_of(
-                add_sources(sources, hop.primary[:SECOND_HOP_HITS], block="context")
+                add_sources(sources, tuple(s.hit for s in found), block="context")
             )
             # kept when it says more, or now says yes or no ("within the target?")
             if second.answerable and (

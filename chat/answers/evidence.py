@@ -898,6 +898,13 @@ _LIMIT_BEFORE = re.compile(
 Durations = tuple[list[Scored], list[Scored], dict[int, frozenset[str]]]
 
 
+# A duration after "every" says how often ("updates every 30 minutes"), not how long.
+_INTERVAL_BEFORE = re.compile(r"\b(?:every|each)\s*$", re.I)
+# A measurement labelled with the name of what it measures is the record's own figure
+# ("Duration: 5 h 05 min"), ahead of other durations it mentions ("the longest 48 minutes").
+_DURATION_LABELS = words.terms("duration downtime")
+
+
 def _compared(
     question: Question, ranked: Sequence[Scored], durations: Durations
 ) -> tuple[Scored, Scored] | None:
@@ -929,11 +936,12 @@ def _compared(
     if not pairs:
         return None
 
-    def key(pair: tuple[Scored, Scored]) -> tuple[bool, int, float]:
+    def key(pair: tuple[Scored, Scored]) -> tuple[bool, int, bool, float]:
         m, t = pair
         bridged = any(re.search(rf"\b{re.escape(c)}\b", t.unit.text) for c in codes[m.document_id])
         alike = len(words.matching(labels[id(t)], labels[id(m)]))
-        return bridged, alike, m.score + t.score
+        own = bool(words.matching(_DURATION_LABELS, labels[id(m)]))
+        return bridged, alike, own, m.score + t.score
 
     return max(pairs, key=key)
 
@@ -980,7 +988,7 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
         if scored.coverage < MIN_COVERAGE_CLOSE:
             continue
         text = scored.unit.text
-        spans = [v for v in vals.values_in(text) if vals.duration_seconds(v)]
+        spans = _durations(text)
         if not spans:
             continue  # ("twice a day" says how often, not how long)
         # what each value is of: the words before it ("Full trace complete, 2 h 40 min")
@@ -1006,12 +1014,21 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
     return measured, targets, labels
 
 
+def _durations(text: str) -> list[vals.Value]:
+    """The spans of time a text states, not how often ("every 30 minutes")."""
+    return [
+        v
+        for v in vals.values_in(text)
+        if vals.duration_seconds(v) and not _INTERVAL_BEFORE.search(text[: v.start])
+    ]
+
+
 def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     """Yes or no for "did X stay within Y?": the lead's measured value against the second's."""
     if not question.compares or second is None:
         return ""
     mine = next((v for v in lead.values if v.kind == vals.DURATION), None)
-    theirs = [v for v in vals.values_in(second.unit.text) if v.kind == vals.DURATION]
+    theirs = [v for v in _durations(second.unit.text) if v.kind == vals.DURATION]
     if mine is None or not theirs:
         return ""
     measured = vals.duration_seconds(mine)

@@ -650,6 +650,40 @@ def test_a_comparison_with_no_target_in_its_evidence_looks_for_one():
     assert "P2" in brief.unstated.split()
 
 
+LAB_OUTAGE = """# Lab feed outage, 9 February
+
+Incident INC-31, priority P1 under the support SLA.
+
+## Summary
+
+- 412 results were delayed; all were phoned to the wards, the longest 40 minutes late.
+- Duration: 5 h 05 min, from the P1 ticket to results flowing again.
+"""
+SUPPORT_LEVELS = """# Support priorities and service levels
+
+| Priority | When to use it | Response target | Resolution target | Updates to the reporter |
+|---|---|---|---|---|
+| P1 | A lab feed down; results not flowing to the wards | 10 minutes | 4 hours | Every 30 minutes |
+| P2 | One ward affected | 30 minutes | 12 hours | Every 2 hours |
+"""
+
+
+def test_a_record_s_own_duration_is_held_against_the_target_not_how_often_updates_go_out():
+    incident = hit(1, LAB_OUTAGE, title="Lab feed outage, 9 February", canonical_type="incident",
+                   canonical_status="accepted", slug="inc-31")  # fmt: skip
+    levels = hit(2, SUPPORT_LEVELS, title="Support priorities and service levels (SLA)",
+                 canonical_type="standard", canonical_status="accepted", slug="std-sl")  # fmt: skip
+    brief = _brief("did we make the SLA on the february lab feed outage?", incident, levels)
+    # the outage's "Duration", not the longest delay it mentions; against the P1 row's
+    # target, not "every 30 minutes" (how often the reporter hears, not a span of time)
+    assert "5 h 05 min" in brief.lead.unit.text
+    assert brief.support[0].unit.text.startswith("P1")
+    assert brief.verdict == "no"
+    answer = compose(brief)
+    assert answer.startswith("No")
+    assert re.search(r"\b5 h 05 min\b", answer) and re.search(r"\b4 hours\b", answer)
+
+
 def test_a_day_and_month_without_a_year_is_a_date():
     from chat.answers.values import date_parts
 
