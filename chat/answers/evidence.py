@@ -46,7 +46,7 @@ from chat.answers.scoring import (
     unit_terms,
     with_meaning,
 )
-from chat.answers.units import Unit, split_units
+from chat.answers.units import Unit, reports_a_question, split_units
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
@@ -417,6 +417,9 @@ def _pick_lead(
         # an option that was considered and not chosen never answers what is used
         chosen = [s for s in ranked if not s.unit.alternative]
         ranked = chosen or ranked
+    # a unit that tells of the same question being asked restates it, it does not answer it
+    stated = [s for s in ranked if not reports_a_question(s.unit)]
+    ranked = stated or ranked
     if question.names and question.specific:
         # the value asked for is that of what the question names ("when did it fly past
         # Neptune": not the dates of Jupiter and Saturn); a how-to's steps may name nothing

@@ -68,6 +68,20 @@ class Unit:
         return len(self.text) - len(self.bare) if self.bare and self.text.endswith(self.bare) else 0
 
 
+# A reported question: "Kieran asked whether EBME can just plug them in", "someone asked if
+# we met the SLA". The sentence restates a question; it is not what the source states.
+_REPORTED_QUESTION = re.compile(
+    r"\b(?:asked|asking|asks|wondered|wondering|queried|wanted to know)\s+(?:whether|if)\b",
+    re.I,
+)
+
+
+def reports_a_question(unit: Unit) -> bool:
+    """Whether the unit tells of a question someone asked (a meeting note's "X asked
+    whether ..."): the words it shares with a question are the question's, not an answer."""
+    return bool(_REPORTED_QUESTION.search(unit.text))
+
+
 def _clean(text: str, link_titles: dict[str, str]) -> str:
     return " ".join(to_prose(text, link_titles).split())
 

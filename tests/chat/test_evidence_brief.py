@@ -833,3 +833,23 @@ def test_a_name_whose_words_are_apart_by_any_white_space_is_read_without_an_erro
         (name,) = values_in(f"ask Helen{space}Ward today")
         assert name.kind == "name" and name.text == "Helen Ward"
     assert read_question("who is Helen\u00a0Ward?").kind == "person"
+
+
+def test_a_question_someone_asked_in_a_meeting_is_not_the_answer_to_it():
+    notes = hit(1, "# Ops weekly, 18 March\n\n- Devices: three new analysers arrive in April. "
+                "Kieran asked whether engineering can just plug the new analysers into the "
+                "device network since the same model is already on it. Declan thought yes.\n",
+                title="Ops weekly, 18 March", slug="ops-weekly")  # fmt: skip
+    standard = hit(2, "# Medical device network\n\nEvery device needs an Information Security "
+                   "sign-off before it is connected to the device network, whatever its model."
+                   "\n", title="Medical device network", canonical_type="standard",
+                   canonical_status="accepted", slug="std-mdn")  # fmt: skip
+    brief = _brief(
+        "can engineering just plug the new analysers into the device network if the same "
+        "model is already on it?",
+        notes,
+        standard,
+    )
+    # the note restates the question someone asked; it does not answer it, the standard does
+    assert brief.lead.source.hit.slug == "std-mdn"
+    assert "Information Security" in compose(brief).split(".")[0]
