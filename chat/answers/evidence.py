@@ -1150,10 +1150,11 @@ def build_brief(
     if question.kind == REASON and moved_off is not None:
         # "why did we drop X?": the record that replaced X says why
         lead = _best_of(moved_off.newer.document_id, question, ranked) or lead
-    if (in_force is not None and not question.specific) or (
+    if (in_force is not None and (not question.specific or lead.values)) or (
         moved_off is not None and moved_off.newer.since is not None
     ):
-        # "what did we use for X in 2024?", "when did we move off X?": X's chain answers
+        # "what did we use for X in 2024?", "where was X in 2023?" (the record in force then
+        # states a place), "when did we move off X?": X's chain answers
         answerable, refusal = True, ""
     if not answerable:
         return EvidenceBrief(

@@ -133,3 +133,30 @@ def test_a_question_about_now_is_not_an_as_of_question():
     brief = _chain_brief("which message queue do we use for background jobs?")
     assert brief.in_force is None and brief.moved_off is None
     assert compose(brief).startswith("Our message queue is Kafka")
+
+
+def test_where_something_was_at_a_past_date_is_answered_by_the_record_in_force_then():
+    older = (
+        "# Historian: on site\n\n| | |\n|---|---|\n| Date | 3 March 2018 |\n\n"
+        "The turbine historian runs on a server at Brekken Ridge, next to the turbines.\n"
+    )
+    newer = (
+        "# Historian: central\n\nDecided on 18 May 2022.\n\n"
+        "The turbine historian moves to the Trondheim data centre.\n"
+    )
+    old = hit(1, older, title="Historian: on site", canonical_type="decision",
+              canonical_status="superseded", document_id=31)  # fmt: skip
+    new = hit(2, newer, title="Historian: central", canonical_type="decision",
+              canonical_status="accepted", document_id=32)  # fmt: skip
+    link = supersede_link(
+        (31, "Historian: on site", _start(older)), (32, "Historian: central", _start(newer))
+    )
+    # a place asked for: the record in force then answers, as it does "what did we use"
+    brief = build_brief(
+        question=read_question("where was our turbine data historian in 2019?"),
+        sources=number_sources(result([new, old])),
+        links=[link],
+    )
+    assert brief.answerable and brief.in_force is not None
+    assert brief.in_force.document_id == 31
+    assert compose(brief).startswith("In 2019, Historian: on site was in force")
