@@ -678,7 +678,7 @@ def _list_key(scored: Scored) -> tuple[object, ...]:
 
 def _list_siblings(lead: Scored, ranked: Sequence[Scored]) -> tuple[Scored, ...]:
     """The other items of the lead's list (rows of its table), in document order, each once
-    (chunks overlap)."""
+    (chunks overlap); all of them (the caller keeps MAX_LIST_ITEMS of those it asks for)."""
     if lead.unit.group < 0:
         return ()
     key = _list_key(lead)
@@ -693,7 +693,7 @@ def _list_siblings(lead: Scored, ranked: Sequence[Scored]) -> tuple[Scored, ...]
             whole[opening(s)] = s
     whole.pop(opening(lead), None)
     siblings = sorted(whole.values(), key=lambda s: (s.source.hit.chunk_order, s.unit.position))
-    return tuple(siblings[: MAX_LIST_ITEMS - 1])
+    return tuple(siblings)
 
 
 def _rows_asked(
@@ -1173,7 +1173,13 @@ def build_brief(
         if steps:
             symptom, lead = lead, max(steps, key=lambda s: s.score)
     as_list = _answers_with_list(question, lead, weights)
-    listed = _rows_asked(question, lead, _list_siblings(lead, ranked)) if as_list else ()
+    listed = (
+        # the rows the question asks for, then the first of them: a long table's matching
+        # rows are not cut off by the rows before them
+        _rows_asked(question, lead, _list_siblings(lead, ranked))[: MAX_LIST_ITEMS - 1]
+        if as_list
+        else ()
+    )
     support: list[Scored] = [symptom] if symptom is not None else []
     if question.kind == HOWTO and lead.unit.kind != "code":
         command = next(

@@ -790,6 +790,17 @@ def test_a_table_is_filtered_by_what_the_question_asks_its_rows_to_hold():
     assert "Cocoa powder" in whole or "RM-1052" in whole, whole
 
 
+def test_a_long_table_s_matching_rows_are_all_listed_however_far_down():
+    rows = "".join(f"| RM-{1000 + n} | Plain item {n} | None | Ambient |\n" for n in range(14))
+    more = "| RM-1070 | Celery salt | Celery | Ambient |\n| RM-1071 | Celeriac mash | Celery | Chilled |\n"
+    table = hit(1, RAW_MATERIALS.replace("| RM-1065 |", rows + "| RM-1065 |") + more,
+                title="Raw material specifications", canonical_type="standard",
+                canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("which raw materials have celery in", table))
+    for ingredient in ("Diced celery", "Beef stock paste", "Celery salt", "Celeriac mash"):
+        assert ingredient in text, text
+
+
 def test_a_long_list_of_rows_keyed_by_codes_names_each_row():
     table = hit(1, RAW_MATERIALS, title="Raw material specifications",
                 canonical_type="standard", canonical_status="accepted")  # fmt: skip
