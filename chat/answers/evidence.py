@@ -901,8 +901,6 @@ _LIMIT_BEFORE = re.compile(
 Durations = tuple[list[Scored], list[Scored], dict[int, frozenset[str]]]
 
 
-# A duration after "every" says how often ("updates every 30 minutes"), not how long.
-_INTERVAL_BEFORE = re.compile(r"\b(?:every|each)\s*$", re.I)
 # A measurement labelled with the name of what it measures is the record's own figure
 # ("Duration: 5 h 05 min"), ahead of other durations it mentions ("the longest 48 minutes").
 _DURATION_LABELS = words.terms("duration downtime")
@@ -1020,9 +1018,7 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
 def _durations(text: str) -> list[vals.Value]:
     """The spans of time a text states, not how often ("every 30 minutes")."""
     return [
-        v
-        for v in vals.values_in(text)
-        if vals.duration_seconds(v) and not _INTERVAL_BEFORE.search(text[: v.start])
+        v for v in vals.values_in(text) if vals.duration_seconds(v) and not vals.recurs(text, v)
     ]
 
 

@@ -181,6 +181,9 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     if not kinds:
         return ()
     found = [v for v in vals.values_in(unit.text) if v.kind in kinds]
+    if not question.asks_frequency:
+        # "every Monday" says how often, not when: it answers "how often", not "when"
+        found = [v for v in found if not vals.recurs(unit.text, v)]
     # an answer is not the question's own subject: "Who designed the Quebec Bridge?" is not
     # answered by a sentence that names the Quebec Bridge
     asked = words.terms(question.text)

@@ -443,3 +443,13 @@ def roles(text: str) -> list[str]:
 
 def is_role(value: Value) -> bool:
     return value.kind == NAME and bool(_ROLE_RE.fullmatch(value.text))
+
+
+# "every 30 minutes", "each Monday": how often something happens, not how long or when.
+_RECURRING = re.compile(r"\b(?:every|each)\s*$", re.I)
+
+
+def recurs(text: str, value: Value) -> bool:
+    """Whether a duration, date or time of `text` says how often ("updates every 30 minutes",
+    "every Monday") rather than how long or when."""
+    return value.kind in (DURATION, DATE, TIME) and bool(_RECURRING.search(text[: value.start]))

@@ -864,3 +864,13 @@ def test_a_question_someone_asked_in_a_meeting_is_not_the_answer_to_it():
     # the note restates the question someone asked; it does not answer it, the standard does
     assert brief.lead.source.hit.slug == "std-mdn"
     assert "Information Security" in compose(brief).split(".")[0]
+
+
+def test_every_monday_says_how_often_not_when():
+    standard = hit(1, "# API versioning\n\n## Deprecation and sunset\n\n- Every Monday, the usage "
+                   "report lists the tenants still calling /v1 before its sunset.\n- /v1 is "
+                   "deprecated and sunsets on 2025-03-31.\n", title="API versioning",
+                   canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    brief = _brief("When does /v1 of the API sunset?", standard)
+    assert "2025-03-31" in brief.lead.unit.text
+    assert [v.text for v in brief.lead.values] == ["2025-03-31"]
