@@ -454,10 +454,19 @@ def _pick_lead(
         and s.score >= best.score - TRUST_MARGIN
         and (not best.values or _same_kind(best, s))
         # the same subject; with no value to compare, said much the same way (another
-        # document's steps covering the question's words are another procedure)
+        # document's steps covering the question's words are another procedure), and for
+        # a question that asks what something is, stating as much of it (not a sentence
+        # that shares only its topic; a yes-no claim's words are the claimant's own)
         and (
             (best.values and s.coverage >= SAME_SUBJECT * best.coverage)
-            or similar(best, s) >= SAME_THING
+            or (
+                similar(best, s) >= SAME_THING
+                and (
+                    best.values
+                    or question.kind == YESNO
+                    or s.coverage >= SAME_SUBJECT * best.coverage
+                )
+            )
         )
         and (not question.wants_list or best.unit.group < 0 or s.unit.group >= 0)
     ]

@@ -874,3 +874,18 @@ def test_every_monday_says_how_often_not_when():
     brief = _brief("When does /v1 of the API sunset?", standard)
     assert "2025-03-31" in brief.lead.unit.text
     assert [v.text for v in brief.lead.values] == ["2025-03-31"]
+
+
+def test_a_trusted_sentence_that_only_shares_the_topic_does_not_displace_the_answer():
+    schedule = hit(1, "# Bakery cleaning schedule\n\n| Equipment | Task | Chemical |\n|---|---|---|\n"
+                   "| Metal detectors | Wipe aperture and belt | SAN-10 at 1% |\n"
+                   "| Flow-wrappers | Wipe sealing jaws | Alcohol wipes |\n",
+                   title="Bakery cleaning schedule", slug="cleaning")  # fmt: skip
+    standard = hit(2, "# Metal detection verification\n\nMetal detection is a critical control "
+                   "point in our plan. We have 8 metal detectors on the packing lines.\n",
+                   title="Metal detection verification", canonical_type="standard",
+                   canonical_status="accepted", slug="std-metal")  # fmt: skip
+    brief = _brief("what do we wipe the metal detector aperture with", schedule, standard)
+    # the accepted standard is more trusted, but it does not say what the aperture is wiped with
+    assert brief.lead.source.hit.slug == "cleaning"
+    assert "SAN-10" in compose(brief)
