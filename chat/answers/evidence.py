@@ -1274,7 +1274,10 @@ def _answerable(
 ) -> tuple[bool, str]:
     """Refuse a near-miss: no unit states the question's subject well enough, or none that
     does carries the kind of value the question asks for. A follow-up's subject is its own
-    words, or those with the earlier question's ("and how long to fix it?")."""
+    words, or those with the earlier question's ("and how long to fix it?"). A question of
+    numbers alone ("35", "2024?") names no subject: every unit holding the number covers it."""
+    if question.terms and all(term[:1].isdigit() for term in question.terms) and not earlier_terms:
+        return False, "the question names no subject"
     candidates = [
         s
         for s in ranked

@@ -889,3 +889,11 @@ def test_a_trusted_sentence_that_only_shares_the_topic_does_not_displace_the_ans
     # the accepted standard is more trusted, but it does not say what the aperture is wiped with
     assert brief.lead.source.hit.slug == "cleaning"
     assert "SAN-10" in compose(brief)
+
+
+def test_a_bare_number_names_no_subject_and_is_refused():
+    # "5" or "2024?" typed alone: every unit holding the number would "cover" it
+    for asked in ("5", "2024?", "35"):
+        brief = _brief(asked, _runbook(), _notes())
+        assert not brief.answerable, asked
+    assert _brief("PITR window 35 days?", _runbook()).answerable
