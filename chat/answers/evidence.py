@@ -103,6 +103,11 @@ MAX_SUPPORT = 2
 UNSTATED_SHARE = 0.35
 # A second fact (multi-hop) must cover this share of what the lead left out.
 MIN_SECOND_HOP = 0.5
+# A unit of another document than the lead's joins the answer (as support or as a second
+# fact) when it states this many of the question's words, or (a second fact) a name or code
+# the answer states: one shared word is a near miss ("Nokia's headquarters" for the Danube
+# Commission's)
+MIN_OTHER_DOCUMENT_TERMS = 2
 # A rejected approach is warned about when its subject is named, or it is this close (cosine).
 REJECTED_WARNING_COSINE = 0.55
 
@@ -752,6 +757,8 @@ def _supporting(
         own = unit_terms(other.unit)
         if any(len(own & terms) >= REPEATS * max(len(own), 1) for terms in seen):
             continue  # the same statement again (a summary and its section, chunk overlap)
+        if other.document_id != lead.document_id and not _bears_on(question, other):
+            continue
         chosen.append(other)
         seen.append(own)
     return chosen
@@ -778,6 +785,15 @@ def _rule_around(question: Question, lead: Scored, ranked: Sequence[Scored]) -> 
     ]
     around.sort(key=lambda s: (-s.score, s.unit.position))
     return sorted(around[:MAX_SUPPORT], key=lambda s: s.unit.position)
+
+
+def _bears_on(question: Question, other: Scored) -> bool:
+    """A unit of another document than the lead's bears on the question: it states two of its
+    words (all of them, for a question of one) with its context, not only the one it shares
+    by chance."""
+    held = unit_terms(other.unit) | context_terms(other.source, other.unit)
+    wanted = min(MIN_OTHER_DOCUMENT_TERMS, len(question.terms))
+    return len(words.matching(question.terms, held)) >= wanted
 
 
 def _stated(question: Question, units: Sequence[Scored]) -> set[str]:
@@ -814,7 +830,10 @@ def _second_hop(
         share = coverage(missing, weights, own, around)
         if share < MIN_SECOND_HOP:
             continue
-        bonus = 0.2 * len(words.matching(bridge, own))
+        bridged = words.matching(bridge, own)
+        if not bridged and not _bears_on(question, other):
+            continue
+        bonus = 0.2 * len(bridged)
         key = share + bonus + 0.1 * other.score
         if best is None or key > best[0]:
             best = (key, other)

@@ -897,3 +897,15 @@ def test_a_bare_number_names_no_subject_and_is_refused():
         brief = _brief(asked, _runbook(), _notes())
         assert not brief.answerable, asked
     assert _brief("PITR window 35 days?", _runbook()).answerable
+
+
+def test_a_second_fact_from_another_document_bears_on_the_question_not_on_one_word():
+    # the answer leaves "headquartered" unstated; a document about something else that only
+    # shares that word does not complete it
+    danube = hit(1, "# Danube\n\nNavigation is overseen by the Danube Commission, set up under "
+                 "the Belgrade Convention of 1948 and based in Budapest.\n", title="Danube")  # fmt: skip
+    nokia = hit(2, "# Nokia\n\nNokia's headquarters are in Espoo, near Helsinki.\n", title="Nokia")
+    brief = _brief("Where is the Danube Commission headquartered?", danube, nokia, refuse=False)
+    assert "Budapest" in brief.lead.unit.text
+    assert brief.support == ()
+    assert "Espoo" not in compose(brief)
