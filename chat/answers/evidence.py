@@ -269,20 +269,34 @@ def _units(
 
     code_kinds = {HOWTO, NUMBER, DURATION}
     by_position = {(s.hit.document_id, s.hit.chunk_order): s.hit for s in sources}
-    out: list[tuple[PromptSource, Unit]] = []
+    split: dict[tuple[int, int], list[Unit]] = {}
     for source in sources:
         hit = source.hit
         before = by_position.get((hit.document_id, hit.chunk_order - 1))
         preceding = ""
         if before is not None and before.heading_path == hit.heading_path:
             preceding = _lead_in_at_end(before, link_titles)
-        for unit in split_units(
+        split[(hit.document_id, hit.chunk_order)] = split_units(
             hit.text,
             section=hit.heading_path.split(" > ")[-1] if hit.heading_path else "",
             link_titles=link_titles,
             continues=hit.chunk_order > 0,
             preceding=preceding,
-        ):
+        )
+    out: list[tuple[PromptSource, Unit]] = []
+    for source in sources:
+        hit = source.hit
+        # the chunk overlap repeats the end of the chunk before without the lead-in it has
+        # there: quoted as there ("Conditionally required: ..."), not under the heading
+        earlier = {
+            _said_text(unit): unit
+            for unit in split.get((hit.document_id, hit.chunk_order - 1), ())
+            if unit.kind in ("item", "row")
+        }
+        for unit in split[(hit.document_id, hit.chunk_order)]:
+            there = earlier.get(_said_text(unit)) if unit.kind in ("item", "row") else None
+            if there is not None and _under_heading(unit) and not _under_heading(there):
+                unit = replace(unit, text=there.text, context=there.context, match=there.match)
             if unit.kind != "code" or question.kind in code_kinds:
                 out.append((source, unit))
     # A document the question names (by its id or slug) states its subject in its title
@@ -299,6 +313,16 @@ def _units(
         titled.add(hit.document_id)
         out.append((source, Unit(hit.title, "title", "", 0, match=hit.title)))
     return out
+
+
+def _under_heading(unit: Unit) -> bool:
+    """An item or row quoted under its section's heading: no lead-in of its own."""
+    return bool(unit.section) and unit.text.startswith(f"{unit.section}: ")
+
+
+def _said_text(unit: Unit) -> str:
+    """What a unit says, without the context prefix its chunk gave it."""
+    return unit.bare or unit.text
 
 
 def _meaning_text(unit: Unit) -> str:

@@ -909,3 +909,41 @@ def test_a_second_fact_from_another_document_bears_on_the_question_not_on_one_wo
     assert "Budapest" in brief.lead.unit.text
     assert brief.support == ()
     assert "Espoo" not in compose(brief)
+
+
+LOGGING_FIELDS = """## Required fields
+
+- `ts`, `level`, `service`, `env` and `msg` on every line.
+
+Conditionally required:
+
+- `error_code` — whenever a catalogued error is raised.
+- `duration_ms` — for any outbound call or DB query logged.
+
+Example:
+"""
+# the next chunk opens inside the list: the overlap repeats its items without their lead-in
+LOGGING_OVERLAP = """is raised.
+- `duration_ms` — for any outbound call or DB query logged.
+
+Example:
+
+```json
+{"ts": "2024-06-03T09:14:22.481Z", "level": "warning"}
+```
+"""
+
+
+def test_an_item_repeated_by_the_chunk_overlap_keeps_its_lead_in():
+    fields = {"title": "Standard: Logging", "document_id": 7,
+              "heading_path": "Standard: Logging > Required fields"}  # fmt: skip
+    brief = _brief(
+        "which fields must a log line include?",
+        hit(1, LOGGING_FIELDS, chunk_order=2, **fields),
+        hit(2, LOGGING_OVERLAP, chunk_order=3, **fields),
+        refuse=False,
+    )
+    duration = [s.unit for s in brief.ranked if "duration_ms" in s.unit.text]
+    assert duration, [s.unit.text for s in brief.ranked]
+    # quoted as "Conditionally required: duration_ms ...", never "Required fields: ..."
+    assert all(u.text.startswith("Conditionally required") for u in duration), duration
