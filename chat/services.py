@@ -25,6 +25,7 @@ from chat.answers.evidence import (
     earlier_subject,
 )
 from chat.answers.question import Question, own_names, read_question
+from chat.answers.units import opens_inside_a_list
 from chat.citations import (
     CitationCheck,
     check_citations,
@@ -360,12 +361,12 @@ def _widened(
         ),
         block="context",
     )
-    # a table continued from an earlier chunk (it opens with the table's header row): its
-    # first rows are in the chunks before it
+    # a table or list continued from an earlier chunk: its first rows and its lead-in
+    # ("Conditionally required:") are in the chunks before it
     continued = [
         s.hit
         for s in sources
-        if s.block == "context" and s.hit.chunk_order > 0 and s.hit.text.lstrip().startswith("|")
+        if s.block == "context" and s.hit.chunk_order > 0 and opens_inside_a_list(s.hit.text)
     ]
     if continued:
         sources = add_sources(

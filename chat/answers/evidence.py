@@ -46,7 +46,7 @@ from chat.answers.scoring import (
     unit_terms,
     with_meaning,
 )
-from chat.answers.units import Unit, reports_a_question, split_units
+from chat.answers.units import Unit, heading_context, reports_a_question, split_units
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
@@ -317,7 +317,8 @@ def _units(
 
 def _under_heading(unit: Unit) -> bool:
     """An item or row quoted under its section's heading: no lead-in of its own."""
-    return bool(unit.section) and unit.text.startswith(f"{unit.section}: ")
+    heading = heading_context(unit.section)
+    return bool(heading) and unit.text.startswith(f"{heading}: ")
 
 
 def _said_text(unit: Unit) -> str:

@@ -96,7 +96,8 @@ def _with_context(context: str, body: str) -> str:
     return f"{context}: {body}"
 
 
-def _heading_context(section: str) -> str:
+def heading_context(section: str) -> str:
+    """A heading as the context of the items under it (its number dropped)."""
     section = re.sub(r"^\s*(\d+[.)]|§\d+)\s*", "", section).strip()
     return section if len(section) <= MAX_CONTEXT_CHARS else ""
 
@@ -218,7 +219,7 @@ def split_units(
             lead_text = body[:-1].strip()
             lead = lead_text if len(lead_text) <= MAX_CONTEXT_CHARS else ""
             return
-        context = lead or _heading_context(current if depth > 1 else "")
+        context = lead or heading_context(current if depth > 1 else "")
         labelled = _ITEM_LABEL.match(body)
         add(
             _with_context(context, body),
@@ -242,7 +243,7 @@ def split_units(
                     if len(body) < 8 or body.startswith(("#", "//")):
                         continue
                     quoted = f"{body} ({comment.strip()})" if comment.strip() else body
-                    context = lead or _heading_context(current)
+                    context = lead or heading_context(current)
                     add(_with_context(context, quoted), "code", bare=quoted)
                 fence = None
             else:
@@ -324,6 +325,17 @@ def split_units(
         if whole:
             units.append(replace(last, text=whole, match=_complete_clauses(last.words) or whole))
     return units
+
+
+def opens_inside_a_list(text: str) -> bool:
+    """A continuing chunk opens with items or rows of a list or table (in its first block,
+    perhaps after the tail of an item) that nothing in it introduces: their lead-in or header
+    is in the chunk before."""
+    first_block = text.lstrip("\n").split("\n\n", 1)[0]
+    return any(
+        unit.kind in ("item", "row") and not unit.context
+        for unit in split_units(first_block, continues=True)
+    )
 
 
 def _opens_mid_text(first_line: str, continues: bool) -> bool:

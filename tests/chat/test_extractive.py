@@ -313,3 +313,17 @@ def test_an_answer_never_states_the_same_line_twice():
     _, text = _answer("How do I fail over the Redis cluster?", result(hits))
     lines = [line.strip() for line in re.split(r"(?<=\]\.) ", text)]
     assert len(lines) == len(set(lines)), text
+
+
+def test_a_chunk_that_opens_inside_a_list_or_table_is_known_to_need_the_chunk_before():
+    from chat.answers.units import opens_inside_a_list
+
+    overlap = "is raised.\n- `duration_ms` — for any outbound call.\n\nExample:\n"
+    assert opens_inside_a_list(overlap)
+    assert opens_inside_a_list("| `trace_id` | `4bf9` | W3C |\n| `tenant_id` | `ten_4` | |\n")
+    assert not opens_inside_a_list("## Levels\n\n- `debug` — disabled in prod.\n")
+    assert not opens_inside_a_list("Conditionally required:\n\n- `error_code` — always.\n")
+    assert not opens_inside_a_list("The ingest pipeline turns scans into events.\n")
+    # ...also after the tail of the item the chunk before cut
+    assert opens_inside_a_list("depend on this field.\n- `carrier` — in ingest paths.\n")
+    assert not opens_inside_a_list("Some prose first.\n\n- an item after it.\n")
