@@ -66,12 +66,17 @@ def _said(scored: Scored) -> str:
     return _cite(_quote(scored), scored.source.n)
 
 
-def _row_cells(row: Scored, question: Question) -> str:
+def _cells(row: Scored) -> tuple[str, list[str]]:
+    """A row's first cell and its other (non-empty) cells."""
+    first, _, rest = row.unit.bare.partition(" — ")
+    return first, rest.split("; ") if rest else []
+
+
+def _row_cells(row: Scored, question: Question, two_columns: bool) -> str:
     """A table row in a list of rows: its first cell, and the cells of columns the question
     names ("SkyBlade Inspections (Total (of 50): 42)")."""
-    first, _, rest = row.unit.bare.partition(" — ")
-    cells = rest.split("; ") if rest else []
-    if len(cells) == 1:
+    first, cells = _cells(row)
+    if two_columns and len(cells) == 1:
         # a two-column table is a list of labelled values ("Decided by: Helen Ward")
         return f"{first}: {cells[0].partition(': ')[2] or cells[0]}"
     asked = [
@@ -111,8 +116,11 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
         for item in items
         if item.source.hit.canonical_status in STALE_STATUSES
     }
+    # a two-column table is a list of labelled values; a row of a wider one may have one
+    # cell only because the others are empty
+    two_columns = all(len(_cells(item)[1]) <= 1 for item in items)
     for item in items:
-        body = _row_cells(item, question) if compact else item.unit.bare.rstrip(".;")
+        body = _row_cells(item, question, two_columns) if compact else item.unit.bare.rstrip(".;")
         if runs and runs[-1][0] == item.source.n:
             runs[-1][1].append(body)
         else:

@@ -947,3 +947,15 @@ def test_an_item_repeated_by_the_chunk_overlap_keeps_its_lead_in():
     assert duration, [s.unit.text for s in brief.ranked]
     # quoted as "Conditionally required: duration_ms ...", never "Required fields: ..."
     assert all(u.text.startswith("Conditionally required") for u in duration), duration
+
+
+def test_a_row_with_an_empty_cell_is_not_read_as_a_two_column_table():
+    table = hit(1, "# Standard: Logging\n\n## Required fields\n\n| Field | Example | Notes |\n"
+                "|---|---|---|\n| `ts` | `2024-06-03T09:14:22Z` | |\n| `level` | `info` | see 3 |\n"
+                "| `service` | `ingest` | app label |\n| `env` | `prod` | prod, dev |\n",
+                title="Standard: Logging", canonical_type="standard",
+                canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("which fields are required?", table, refuse=False))
+    # the fields by name, as the other rows: not "ts: 2024-06-03T09:14:22Z" as if it were
+    # a label and its value
+    assert "ts; level; service; env" in text, text
