@@ -812,6 +812,18 @@ def _rule_around(question: Question, lead: Scored, ranked: Sequence[Scored]) -> 
     return sorted(around[:MAX_SUPPORT], key=lambda s: s.unit.position)
 
 
+def _unquoted(support: Sequence[Scored], quoted: Sequence[Scored]) -> tuple[Scored, ...]:
+    """The supporting units in order, each text once and none the answer quotes already (a
+    command two rules took, a passage the chunk overlap repeats)."""
+    said = {s.unit.text for s in quoted}
+    kept = []
+    for unit in support:
+        if unit.unit.text not in said:
+            said.add(unit.unit.text)
+            kept.append(unit)
+    return tuple(kept)
+
+
 def _bears_on(question: Question, other: Scored) -> bool:
     """A unit of another document than the lead's bears on the question: it states two of its
     words (all of them, for a question of one) with its context, not only the one it shares
@@ -1295,7 +1307,7 @@ def build_brief(
         lead=lead,
         listed=listed,
         as_list=as_list,
-        support=tuple(support),
+        support=_unquoted(support, (lead, *listed)),
         disagreements=_disagreements(question, lead, ranked, similar),
         chain=chain,
         replaced_by=replaced_by,

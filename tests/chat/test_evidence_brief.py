@@ -959,3 +959,25 @@ def test_a_row_with_an_empty_cell_is_not_read_as_a_two_column_table():
     # the fields by name, as the other rows: not "ts: 2024-06-03T09:14:22Z" as if it were
     # a label and its value
     assert "ts; level; service; env" in text, text
+
+
+def test_a_step_s_command_is_quoted_once():
+    runbook = hit(1, """# Runbook: failover
+
+## Unplanned failover
+
+1. Confirm the primary is really unreachable with a ping.
+2. On its replica, try a forced failover:
+   ```bash
+   redis-cli CLUSTER FAILOVER FORCE
+   ```
+3. If the replica is still not master after 15 s, use the takeover failover:
+   ```bash
+   redis-cli CLUSTER FAILOVER TAKEOVER
+   ```
+4. When the dead node comes back, it rejoins the failover cluster as a replica.
+""", title="Runbook: Redis cluster failover", canonical_type="runbook",
+                  canonical_status="accepted")  # fmt: skip
+    brief = _brief("how do i do a redis cluster failover?", runbook, refuse=False)
+    said = [s.unit.text for s in (brief.lead, *brief.listed, *brief.support)]
+    assert len(said) == len(set(said)), said  # a command is quoted once
