@@ -14,6 +14,7 @@ from chat.answers import values as vals
 from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, trust
 from chat.answers.question import Question
 from chat.answers.scoring import Scored
+from chat.answers.units import heading_context
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
@@ -98,7 +99,7 @@ _CODE_CELL = re.compile(r"[A-Za-z]{1,8}[-.]?\d[\w.-]*|[A-Z]+\d+")
 def _heading_names_answer(lead: Scored, question: Question, quoted: str) -> bool:
     """The heading above the lead holds a value of the kind asked for, about the question's
     subject, that the quoted list does not say."""
-    section = lead.unit.section
+    section = heading_context(lead.unit.section)  # "2. Required fields": 2 is no value
     kinds = question.value_kinds or question.preferred_kinds
     if not section or not kinds or not words.matching(question.terms, words.terms(section)):
         return False
@@ -130,7 +131,8 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
     if _heading_names_answer(lead, question, quoted):
         # the name asked for is the heading the list sits under ("Larkspur Integration Hub as
         # our interface engine": Replaces ...): the answer says it
-        context = f"{lead.unit.section}: {context}" if context else lead.unit.section
+        heading = heading_context(lead.unit.section)
+        context = f"{heading}: {context}" if context else heading
     lines = []
     for index, (n, bodies) in enumerate(runs):
         joined = "; ".join(bodies)

@@ -981,3 +981,12 @@ def test_a_step_s_command_is_quoted_once():
     brief = _brief("how do i do a redis cluster failover?", runbook, refuse=False)
     said = [s.unit.text for s in (brief.lead, *brief.listed, *brief.support)]
     assert len(said) == len(set(said)), said  # a command is quoted once
+
+
+def test_a_heading_s_number_is_not_a_value_the_list_leaves_out():
+    table = hit(1, "| Field | Example |\n|---|---|\n| `ts` | `2024-06-03` |\n| `level` | `info` |\n"
+                "| `service` | `ingest` |\n| `env` | `prod` |\n",
+                title="Standard: Logging", heading_path="Standard: Logging > 2. Required fields",
+                canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("what fields do our service logs have to include?", table, refuse=False))
+    assert "2. Required fields" not in text, text
