@@ -217,6 +217,22 @@ def _dated(brief: EvidenceBrief) -> list[str]:
     return []
 
 
+def _place(scored: Scored) -> tuple[int, int]:
+    """Where a unit is in its document."""
+    return scored.source.hit.chunk_order, scored.unit.position
+
+
+def _before_in_procedure(unit: Scored, lead: Scored) -> bool:
+    """A step of the lead's procedure (or a step's command) that comes before it: the same
+    document, under the same heading, earlier."""
+    return (
+        (unit.unit.step or unit.unit.kind == "code")
+        and unit.document_id == lead.document_id
+        and unit.unit.section == lead.unit.section
+        and _place(unit) < _place(lead)
+    )
+
+
 def compose(brief: EvidenceBrief) -> str:
     """Prose for an answerable brief, every sentence cited ("" when it is not answerable)."""
     lead = brief.lead
@@ -228,6 +244,10 @@ def compose(brief: EvidenceBrief) -> str:
     lead_trust = trust(lead.source)
     status = lead.source.hit.canonical_status
     lines.extend(_dated(brief))
+    # a procedure's earlier steps (and their commands) come before the step that leads
+    earlier = [s for s in others if _before_in_procedure(s, lead)] if lead.unit.step else []
+    others = [s for s in others if s not in earlier]
+    lines.extend(_said(s) for s in sorted(earlier, key=lambda s: _place(s)))
 
     if brief.verdict and others:
         second = others[0]

@@ -990,3 +990,26 @@ def test_a_heading_s_number_is_not_a_value_the_list_leaves_out():
                 canonical_type="standard", canonical_status="accepted")  # fmt: skip
     text = compose(_brief("what fields do our service logs have to include?", table, refuse=False))
     assert "2. Required fields" not in text, text
+
+
+def test_steps_of_one_procedure_are_quoted_in_their_order():
+    runbook = hit(1, """# Runbook: failover
+
+## Unplanned failover
+
+1. Confirm the primary is really unreachable with a ping.
+2. On its replica, try a forced failover:
+   ```bash
+   redis-cli CLUSTER FAILOVER FORCE
+   ```
+3. If the replica is still not master after 15 s, use the takeover failover:
+   ```bash
+   redis-cli CLUSTER FAILOVER TAKEOVER
+   ```
+4. When the dead node comes back, it rejoins the failover cluster as a replica.
+""", title="Runbook: Redis cluster failover", canonical_type="runbook",
+                  canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("how do i do a redis cluster failover?", runbook, refuse=False))
+    quoted = [step for step in ("ping", "FORCE", "TAKEOVER", "comes back") if step in text]
+    assert len(quoted) >= 2, text
+    assert sorted(quoted, key=text.index) == quoted, text  # in the runbook's order
