@@ -89,6 +89,7 @@ MIN_COVERAGE = 0.65  # a question that asks for a particular kind of value
 MIN_COVERAGE_OPEN = 0.4  # what / which / why / how / yes-no questions
 MIN_COVERAGE_CLOSE = 0.3
 CLOSE_MEANING = 0.7
+SAID_MEANING = 0.5  # ...a unit that says it in other words is half-way close in meaning
 RELATION_SHARE = 0.3  # the verb of "who leads X" / "when did X kick in" is said other ways
 # A list is quoted whole up to this many items; other answers use at most this many units.
 MAX_LIST_ITEMS = 10
@@ -1343,6 +1344,24 @@ def _answerable(
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"
+    said = _predicate(question)
+    if said and not earlier_terms:
+        # the value must come from a unit that says what the question asks of its named
+        # subject ("where was X born?"), not from one that only names the subject
+        candidates = [
+            s
+            for s in candidates
+            if s.meaning >= SAID_MEANING
+            or words.matching(
+                said,
+                unit_terms(s.unit)
+                | words.terms(
+                    f"{s.unit.section} {s.unit.context} {s.source.hit.title} {s.source.hit.heading_path}"
+                ),
+            )
+        ]
+        if not candidates:
+            return False, "no source says it of the subject the question names"
     if earlier_terms:
         whole = question.terms | earlier_terms
         candidates = [
@@ -1362,6 +1381,14 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _predicate(question: Question) -> frozenset[str]:
+    """The words a specific question asks of the subject it names ("born" of "where was X
+    born?"): empty when it names nothing or asks nothing but the name."""
+    if not (question.specific and question.names):
+        return frozenset()
+    return question.terms - words.terms(" ".join(question.names))
 
 
 def earlier_subject(previous_question: str) -> frozenset[str]:

@@ -1013,3 +1013,15 @@ def test_steps_of_one_procedure_are_quoted_in_their_order():
     quoted = [step for step in ("ping", "FORCE", "TAKEOVER", "comes back") if step in text]
     assert len(quoted) >= 2, text
     assert sorted(quoted, key=text.index) == quoted, text  # in the runbook's order
+
+
+def test_a_value_is_taken_from_a_unit_that_says_what_is_asked_of_the_named_subject():
+    # the sentence naming the other composer says nothing of where he was born; the one that
+    # does is about the page's own subject
+    text = ("Antonín Dvořák (1841-1904) was a Czech composer. He was born in Nelahozeves, a "
+            "village north of Prague. From 1866 he played viola in the orchestra of the "
+            "Provisional Theatre, which was then conducted by Bedřich Smetana.")  # fmt: skip
+    page = hit(1, text, title="Antonín Dvořák")
+    brief = _brief("Where was Bedřich Smetana born?", page)
+    assert not brief.answerable
+    assert _brief("Where was Antonín Dvořák born?", page).answerable
