@@ -248,6 +248,9 @@ class Question:
     # the verb that relates the asked person or date to the subject ("who leads field ops",
     # "when did the rule kick in"): documents say it other ways (Head of, Effective)
     relation: frozenset[str] = frozenset()
+    # the measured values the question states itself ("still down after 2 hrs", "over
+    # GBP 500"): a unit stating the same value is about the case it asks of
+    stated: tuple[values.Value, ...] = ()
 
     @property
     def asks_end(self) -> bool:
@@ -479,6 +482,10 @@ def _against(text: str) -> tuple[str, ...]:
     return tuple(terms)
 
 
+# values a question states to narrow its case (a plain number is too common to tell by)
+_STATED_KINDS = frozenset({values.DURATION, values.MONEY, values.QUANTITY, values.PERCENT})
+
+
 def read_question(text: str) -> Question:
     """The reading of one question (a follow-up is read on its own; the conversation adds
     its previous subject elsewhere)."""
@@ -537,4 +544,5 @@ def read_question(text: str) -> Question:
         superlative=_superlative(text),
         asks_year=bool(_YEAR_Q.search(text)),
         relation=relation,
+        stated=tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
     )

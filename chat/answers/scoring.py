@@ -61,6 +61,8 @@ MODAL = 0.2  # must / never / only / allowed: the words a yes-no rule is stated 
 IDENTIFIER_OPENS = 0.9  # the unit opens with the identifier the question names (a row, a term)
 IDENTIFIER_IN = 0.6  # ...or names it
 IDENTIFIER_AROUND = 0.3  # ...or sits under a heading naming it
+STATED_VALUE = 0.6  # the unit states a value the question states ("after 2 hrs": "after 2
+# hours"): as telling as naming the identifier asked
 # --- what the unit is ---------------------------------------------------------------------
 CODE_NOT_HOWTO = -0.3  # a code line answers how-to questions; elsewhere it is a detail
 CODE_HOWTO = 0.3  # ...and a how-to question is answered by its command
@@ -356,6 +358,7 @@ def score_unit(
         + source_prior(source, question)
         + _kind_bonus(question, unit, source, found)
         + counted
+        + (STATED_VALUE if _states_asked_value(question, unit) else 0.0)
         + (LABEL_MATCH if words.matching(current, words.terms(unit.label)) else 0.0)
         + _identifier_bonus(
             question.identifiers, lowered, f"{unit.section} {unit.context}".lower(), unit.kind
@@ -384,6 +387,18 @@ _YEAR = re.compile(
     r"^(?:1[0-9]{3}|20[0-9]{2})s?$|^(?:January|February|March|April|May|June|July|August|"
     r"September|October|November|December)$"
 )
+
+
+def _states_asked_value(question: Question, unit: Unit) -> bool:
+    """The unit states one of the measured values the question states. (A yes-no question's
+    value is the claim it checks: the unit stating another value answers it as well.)"""
+    if not question.stated or question.kind == YESNO:
+        return False
+    return any(
+        vals.same_value(mine, asked)
+        for mine in vals.values_in(unit.text)
+        for asked in question.stated
+    )
 
 
 def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> bool:

@@ -1025,3 +1025,21 @@ def test_a_value_is_taken_from_a_unit_that_says_what_is_asked_of_the_named_subje
     brief = _brief("Where was Bedřich Smetana born?", page)
     assert not brief.answerable
     assert _brief("Where was Antonín Dvořák born?", page).answerable
+
+
+def test_a_value_the_question_states_picks_the_row_that_states_it():
+    text = """# IT support: priorities and targets
+
+## Escalation
+
+| Situation | Escalated to |
+|---|---|
+| On-call engineer not answering within 15 minutes | Aisha Rahman, OT Lead |
+| P1 not restored after 4 hours | David Okafor, Operations Director |
+| P1 not restored after 2 hours | Marcus Lindqvist, Head of IT |
+"""
+    brief = _brief(
+        "who gets told if a P1 is still down after 2 hrs", hit(1, text, title="IT support")
+    )
+    assert brief.answerable
+    assert "Marcus Lindqvist" in compose(brief).split("[1]")[0]
