@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from kb import words
 from kb.markup import to_prose
 
 MAX_UNIT_CHARS = 400
@@ -76,6 +77,12 @@ _REPORTED_QUESTION = re.compile(
 )
 
 
+# The name of a table's value column that says nothing of what it holds ("Item | Value")
+_GENERIC_COLUMNS = frozenset(
+    words.terms("value values detail details description notes info information content")
+)
+
+
 def reports_a_question(unit: Unit) -> bool:
     """Whether the unit tells of a question someone asked (a meeting note's "X asked
     whether ..."): the words it shares with a question are the question's, not an answer."""
@@ -136,6 +143,7 @@ def split_units(
     item: list[str] = []
     fence: list[str] | None = None
     header: list[str] | None = None
+    labelled_values = False  # the table is one of labelled values ("Item | Value")
     lead = ""  # a short paragraph ending with ':' introduces the list/table/code after it
     # the same lead-in however long: matched against the question, never quoted
     lead_text = _clean(preceding, link_titles or {}) if preceding else ""
@@ -273,9 +281,12 @@ def split_units(
                 following = lines[index + 1].strip() if index + 1 < len(lines) else ""
                 if _TABLE_SEPARATOR.match(following.strip("|").strip()):
                     header = cells
+                    # a table of labelled values: its value column's name says nothing
+                    labelled_values = len(cells) == 2 and words.terms(cells[1]) <= _GENERIC_COLUMNS
                     continue
                 # rows of a table whose header is in the previous chunk: no column names
                 header = [""] * len(cells)
+                labelled_values = False
             parts = []
             for name, value in zip(header[1:], cells[1:], strict=False):
                 if not value or value in {"—", "-", "n/a"}:
@@ -285,8 +296,13 @@ def split_units(
             first = cells[0] if cells else ""
             if header and header[0] and not parts:
                 continue
+            if labelled_values and len(cells) == 2 and parts:
+                # "Approved: 12 August 2025", not "Approved — Value: 12 August 2025"
+                row = f"{first}: {cells[1]}"
+            else:
+                row = f"{first} — {'; '.join(parts)}" if parts else first
             add(
-                f"{first} — {'; '.join(parts)}" if parts else first,
+                row,
                 "row",
                 # the first column's name ("Vendor") is matched, not quoted
                 label=header[0] if header and header[0] else "",

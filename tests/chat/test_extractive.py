@@ -267,6 +267,24 @@ def test_table_rows_without_their_header_keep_their_cells():
     ]
 
 
+def test_a_table_of_labelled_values_is_quoted_without_its_value_column_name():
+    table = (
+        "| Item | Value |\n|---|---|\n| Approved | Medicines Safety Committee, 12 August 2025 |\n"
+        "| Owner | Farah Siddiqui |\n\n| | |\n|---|---|\n| Date | 2 April 2019 |\n"
+    )
+    texts = [u.text for u in split_units(table)]
+    assert texts == [
+        "Approved: Medicines Safety Committee, 12 August 2025",
+        "Owner: Farah Siddiqui",
+        "Date: 2 April 2019",
+    ]
+    # a column that names what it holds keeps its name
+    named = "| Situation | Escalated to |\n|---|---|\n| P1 not restored after 2 hours | Marcus |\n"
+    assert [u.text for u in split_units(named)] == [
+        "P1 not restored after 2 hours — Escalated to: Marcus"
+    ]
+
+
 def test_a_how_many_question_quotes_the_number_of_what_it_counts():
     topology = (
         "## Topology\n\n"
