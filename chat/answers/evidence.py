@@ -302,14 +302,17 @@ def _units(
                 out.append((source, unit))
     # A document the question names (by its id or slug) states its subject in its title
     # ("What did ADR-0005 decide?"): the title is quotable too, once per document.
-    named = {
-        token.lower() for token in question.identifiers if re.search(r"[\d_.-]", token)
-    }  # codes and slugs name a document; a word in capitals (API) does not
+    # Codes name a document by its title or slug; a word in capitals (API) does not, and a
+    # hyphenated word (on-call, follow-up) only as the document's whole slug.
+    codes = {token.lower() for token in question.identifiers if re.search(r"[\d_.]", token)}
+    slugs = {token.lower() for token in question.identifiers if "-" in token}
     titled: set[int] = set()
     for source in sources:
         hit = source.hit
         title_words = {t.lower() for t in re.findall(r"[\w.-]+", hit.title)}
-        if hit.document_id in titled or not named & (title_words | {hit.slug.lower()}):
+        if hit.document_id in titled or not (
+            codes & (title_words | {hit.slug.lower()}) or hit.slug.lower() in slugs
+        ):
             continue
         titled.add(hit.document_id)
         out.append((source, Unit(hit.title, "title", "", 0, match=hit.title)))

@@ -1043,3 +1043,15 @@ def test_a_value_the_question_states_picks_the_row_that_states_it():
     )
     assert brief.answerable
     assert "Marcus Lindqvist" in compose(brief).split("[1]")[0]
+
+
+def test_a_hyphenated_word_of_the_question_does_not_make_a_title_an_answer():
+    rota = hit(1, "## Swaps\n\nHandover is a short call at 09:00 on Monday between the engineers.\n",
+               title="Digital Services On-Call Rota - Q2 2026", slug="on-call-rota-q2")  # fmt: skip
+    text = compose(_brief("when is the on-call handover", rota))
+    assert text == "Handover is a short call at 09:00 on Monday between the engineers [1]."
+    # a code names the document, and its title is quotable
+    record = hit(2, "Use Kafka for events.", title="ADR-0005: Kafka as the event backbone")
+    assert "ADR-0005: Kafka as the event backbone" in compose(
+        _brief("What did ADR-0005 decide?", record)
+    )
