@@ -67,6 +67,9 @@ STATED_VALUE = 0.6  # the unit states a value the question states ("after 2 hrs"
 CODE_NOT_HOWTO = -0.3  # a code line answers how-to questions; elsewhere it is a detail
 CODE_HOWTO = 0.3  # ...and a how-to question is answered by its command
 STEP_HOWTO = 0.3  # ...or by the steps of a numbered list
+PROCEDURE_TITLE = 1.0  # ...of the document whose title says what it asks (share of the
+# question's words in the title): "how do I reset a turbine remotely?" is the remote-reset
+# runbook, not a lockout step that mentions a remote reset
 ALTERNATIVE_NOT_ASKED = -0.45  # an option not chosen answers only "why not" questions
 POSITION = -0.005  # x the unit's place in its chunk: the opening states the point
 DANGLING = -0.15  # a unit opening with a pronoun reads badly out of its paragraph
@@ -366,6 +369,11 @@ def score_unit(
         + (CODE_NOT_HOWTO if unit.kind == "code" and question.kind != HOWTO else 0.0)
         + (CODE_HOWTO if unit.kind == "code" and question.kind == HOWTO else 0.0)
         + (STEP_HOWTO if unit.step and question.kind == HOWTO else 0.0)
+        + (
+            PROCEDURE_TITLE * coverage(current, weights, heading, frozenset())
+            if question.kind == HOWTO
+            else 0.0
+        )
         + (ALTERNATIVE_NOT_ASKED if unit.alternative and not question.asks_alternatives else 0.0)
         + POSITION * unit.position
         + (DANGLING if _DANGLING.match(unit.text) else 0.0)

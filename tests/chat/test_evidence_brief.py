@@ -1055,3 +1055,15 @@ def test_a_hyphenated_word_of_the_question_does_not_make_a_title_an_answer():
     assert "ADR-0005: Kafka as the event backbone" in compose(
         _brief("What did ADR-0005 decide?", record)
     )
+
+
+def test_a_how_to_is_answered_by_the_procedure_its_title_names():
+    lockout = hit(1, "## Procedure\n\n1. Call the ROC and ask for the turbine to be put in Service "
+                  "mode. The ROC will not remote-reset a turbine in Service mode.\n"
+                  "2. Stop the turbine locally and apply the rotor brake.\n",
+                  title="Lockout/tagout for turbine work")  # fmt: skip
+    runbook = hit(2, "## Steps\n\n1. Check the active alarm and note the fault code.\n"
+                  "2. Reset the turbine from WindSight, giving the ticket as the reason.\n",
+                  title="Remote reset of turbine faults")  # fmt: skip
+    text = compose(_brief("how do i reset a turbine remotely", lockout, runbook))
+    assert text.startswith("Steps: Check the active alarm"), text
