@@ -329,7 +329,7 @@ def _widened(
     """A retrieval's sources with the passages an answer needs around them (the same for the
     first retrieval and the second): the documents' other retrieved chunks, the first
     document whole when short, the neighbours of the best chunks, a table's first rows."""
-    from kb.retrieval import neighbour_hits, short_document_hits
+    from kb.retrieval import neighbour_hits, short_document_hits, worded_chunk_hits
 
     # the other retrieved chunks of the documents found (the per-document cap moved them
     # to the runner-ups: a question about one document is answered from all of it)
@@ -349,6 +349,20 @@ def _widened(
             query=query,
             document_ids=first[:SHORT_DOCUMENTS_READ],
             max_chunks=SHORT_DOCUMENT_CHUNKS,
+        ),
+        block="context",
+    )
+    # ...and, when longer, the sections its words point to (a table of targets embeds far
+    # from "what is the P1 response time?")
+    sources = add_sources(
+        sources,
+        worded_chunk_hits(
+            user=user,
+            query=query,
+            document_ids=first[:SHORT_DOCUMENTS_READ],
+            limit=WORDED_CHUNKS,
+            min_share=WORDED_SHARE,
+            exclude={s.hit.chunk_id for s in sources},
         ),
         block="context",
     )
@@ -471,6 +485,8 @@ def _term_idfs(text: str) -> dict[str, float]:
 # The first document found is read whole when it has at most this many chunks.
 SHORT_DOCUMENTS_READ = 1
 SHORT_DOCUMENT_CHUNKS = 8
+WORDED_CHUNKS = 2  # chunks of a longer first document that hold most of the question's words
+WORDED_SHARE = 0.5  # ...at least half of them (IDF-weighted)
 # The best chunks whose neighbouring chunks (same document and section) join a turn's sources.
 NEIGHBOURS_OF = 8
 NEIGHBOURS_KEPT = 12

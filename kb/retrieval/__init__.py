@@ -1,7 +1,13 @@
 """Hybrid retrieval with the canonical trust gradient. One entry point: `search(...)`."""
 
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError, RetrievalError
-from kb.retrieval.pipeline import document_hits, neighbour_hits, search, short_document_hits
+from kb.retrieval.pipeline import (
+    document_hits,
+    neighbour_hits,
+    search,
+    short_document_hits,
+    worded_chunk_hits,
+)
 from kb.retrieval.types import (
     FILTER_KEYS,
     MODES,
@@ -21,6 +27,7 @@ __all__ = [
     "SearchResult",
     "document_hits",
     "short_document_hits",
+    "worded_chunk_hits",
     "neighbour_hits",
     "search",
 ]

@@ -463,6 +463,53 @@ def short_document_hits(
     return tuple(_side_hit(c, "primary") for c in candidates if count[c.document_id] <= max_chunks)
 
 
+def worded_chunk_hits(
+    *,
+    user: Any,
+    query: str,
+    document_ids: Sequence[int],
+    limit: int,
+    min_share: float,
+    exclude: Iterable[int] = (),
+) -> tuple[SearchHit, ...]:
+    """The `limit` chunks of each visible document among `document_ids` (not those in
+    `exclude`) that hold the most of the query's IDF-weighted words (at least `min_share` of
+    them, the earlier first when as many), in document order, scored
+    by cosine: the section of a long document the question's words point to, read even when
+    it embeds far from the question (a table of targets)."""
+    from kb.models import Chunk
+    from kb.retrieval.support import query_shares
+
+    if not document_ids or limit <= 0:
+        return ()
+    documents = Document.objects.visible_to(user).filter(id__in=document_ids)
+    chunks = list(
+        Chunk.objects.filter(document__in=documents).values_list("id", "document_id", "chunk_order")
+    )
+    shares = query_shares(
+        query=query, chunk_ids=[c for c, _, _ in chunks], language=settings.KB["FTS_LANGUAGE"]
+    )
+    skipped = set(exclude)
+    best: dict[int, list[tuple[float, int]]] = {}
+    for chunk_id, document_id, order in chunks:
+        share = shares.get(chunk_id, 0.0)
+        if share >= min_share and chunk_id not in skipped:
+            best.setdefault(document_id, []).append((-share, order))
+    positions = [
+        f"({int(document_id)}, {int(order)})"
+        for document_id, ranked in best.items()
+        for _, order in sorted(ranked)[:limit]
+    ]
+    if not positions:
+        return ()
+    candidates = chunks_by_position(
+        scope=Scope.for_documents(documents),
+        positions=", ".join(positions),
+        vector=_side_vector(query),
+    )
+    return tuple(_side_hit(c, "primary") for c in candidates)
+
+
 def neighbour_hits(
     *, user: Any, hits: Sequence[SearchHit], query: str, reach: int = 1, limit: int = 8
 ) -> tuple[SearchHit, ...]:

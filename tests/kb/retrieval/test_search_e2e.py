@@ -12,7 +12,14 @@ from django.db import connection, transaction
 
 from kb.embeddings import build_embedder, reset_embedders
 from kb.models import Document
-from kb.retrieval import InvalidSearchRequest, SearchFilters, arms, search, short_document_hits
+from kb.retrieval import (
+    InvalidSearchRequest,
+    SearchFilters,
+    arms,
+    search,
+    short_document_hits,
+    worded_chunk_hits,
+)
 from kb.retrieval.frequencies import document_frequencies, reset_keyword_stats
 from kb.retrieval.sql import Scope
 from kb.services import document_ingest
@@ -144,6 +151,33 @@ def test_a_short_document_is_read_whole_and_a_longer_or_foreign_one_not(alpha, c
     assert not short_document_hits(
         user=corpus["reader"], query="cache", document_ids=[longest.id], max_chunks=size - 1
     )
+
+
+def test_the_chunks_of_a_document_that_hold_the_question_words_are_read(alpha, corpus):
+    from kb.models import Chunk
+
+    documents = Document.objects.filter(project__key__in=[PROJECT, FOREIGN])
+    mine = [d for d in documents if d.project.key == PROJECT]
+    longest = max(mine, key=lambda d: Chunk.objects.filter(document=d).count())
+    foreign = next(d for d in documents if d.project.key == FOREIGN)
+    last = Chunk.objects.filter(document=longest).order_by("-chunk_order").first()
+    query = " ".join(last.text.split()[:12])  # the words of its last section
+    found = worded_chunk_hits(
+        user=corpus["reader"], query=query, document_ids=[longest.id, foreign.id], limit=1,
+        min_share=0.5,
+    )  # fmt: skip
+    assert [(hit.slug, hit.chunk_order) for hit in found] == [(longest.slug, last.chunk_order)]
+    assert found[0].cosine is not None
+    # a chunk already read is not fetched again; nothing holds none of the words
+    again = worded_chunk_hits(
+        user=corpus["reader"], query=query, document_ids=[longest.id], limit=1, min_share=0.5,
+        exclude={last.id},
+    )  # fmt: skip
+    assert last.chunk_order not in [hit.chunk_order for hit in again]
+    assert not worded_chunk_hits(
+        user=corpus["reader"], query="zebra lattice quokka", document_ids=[longest.id], limit=2,
+        min_share=0.5,
+    )  # fmt: skip
 
 
 def test_rejected_approach_is_injected(alpha, corpus):
