@@ -1338,11 +1338,20 @@ def _answerable(
     numbers alone ("35", "2024?") names no subject: every unit holding the number covers it."""
     if question.terms and all(term[:1].isdigit() for term in question.terms) and not earlier_terms:
         return False, "the question names no subject"
+    # a rejected approach answers only a question about it ("why did we reject X?"): its
+    # title states the question's subject
+    about_rejected = {
+        s.document_id
+        for s in ranked
+        if s.source.block == "rejected"
+        and coverage(question.terms, subject, words.terms(s.source.hit.title), frozenset())
+        >= MIN_COVERAGE
+    }
     candidates = [
         s
         for s in ranked
         if (s.values or not question.specific)
-        and s.source.block != "rejected"
+        and (s.source.block != "rejected" or s.document_id in about_rejected)
         and names_present(question.names, s.source, s.unit)
     ]
     if not candidates:

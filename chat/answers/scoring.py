@@ -289,7 +289,17 @@ def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Seq
         return bonus
     if kind == REASON:
         bonus = REASON_WORDS if _REASON.search(unit.text) else 0.0
-        return bonus + (REASON_SECTION if _REASON_SECTION.search(unit.section) else 0.0)
+        # (a section of the document or one it sits in, not its title: not every line under
+        # "Rejected: X" is a reason)
+        title = source.hit.title
+        sections = [
+            part
+            for part in (*source.hit.heading_path.split(" > "), unit.section)
+            if part and part != title
+        ]
+        return bonus + (
+            REASON_SECTION if any(_REASON_SECTION.search(part) for part in sections) else 0.0
+        )
     if kind == YESNO and question.compares:
         # "fixed within the target?": the durations (or amounts) compared answer it
         return VALUE_MATCH[DURATION] if found else 0.0

@@ -1067,3 +1067,31 @@ def test_a_how_to_is_answered_by_the_procedure_its_title_names():
                   title="Remote reset of turbine faults")  # fmt: skip
     text = compose(_brief("how do i reset a turbine remotely", lockout, runbook))
     assert text.startswith("Steps: Check the active alarm"), text
+
+
+REJECTED_DRONES = """# Rejected: building our own drone blade-inspection team
+
+Decided on 2024-10-08 by Olav Dahl and Elise Moen; endorsed by Ingrid Solberg.
+
+## Why we said no
+
+- Utilisation. Inspections can only be flown with low wind and no rain, so an in-house team
+  would be idle for more than half the year.
+"""
+
+
+def test_a_question_about_a_rejected_approach_is_answered_by_its_reasons():
+    rejected = hit(1, REJECTED_DRONES, title="Rejected: building our own drone blade-inspection team",
+                   canonical_type="rejected-approach", canonical_status="accepted")  # fmt: skip
+    sources = number_sources(result([], rejected=[rejected]))
+    brief = build_brief(
+        question=read_question("why did we reject drone inspection in house"), sources=sources
+    )
+    text = compose(brief)
+    assert text.startswith("Why we said no: Utilisation."), text
+    assert "was considered and rejected [1]" in text
+    # a question about something else is not answered by a rejected approach
+    other = build_brief(
+        question=read_question("why are inspections only flown in low wind"), sources=sources
+    )
+    assert not other.answerable
