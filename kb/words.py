@@ -123,6 +123,28 @@ _UNIT_SYMBOL_OF = {
 }
 
 
+# What a unit of measure measures: a question asking for a speed is answered by "15 m/s".
+_MEASURES = {
+    "speed velocity": ("m/s", "km/h", "mph", "kn"),
+    "temperature": ("°c", "°f"),
+    "weight mass": ("g", "kg", "t", "lb"),
+    "length distance height depth width altitude elevation": ("mm", "cm", "m", "km", "mi", "ft"),
+    "power": ("w", "kw", "mw", "gw"),
+    "energy": ("kwh", "mwh", "gwh"),
+    "voltage": ("v", "kv"),
+    "pressure": ("bar",),
+}  # (not "current", "volume" or "load": everyday words for other things)
+
+
+@lru_cache(maxsize=256)
+def measured_by(symbol: str) -> frozenset[str]:
+    """The terms of what a unit of measure measures ("m/s" -> speed, velocity); empty for a
+    unit this model does not place."""
+    symbol = symbol.lower().replace(" ", "")
+    found = [terms(names) for names, symbols in _MEASURES.items() if symbol in symbols]
+    return frozenset().union(*found)
+
+
 def unit_symbol(word: str) -> str:
     """The symbol of a unit of measure written as a name or a symbol ("megawatts", "MW" ->
     "mw"); "" for a word that names no unit."""

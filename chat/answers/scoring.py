@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from chat.answers import values as vals
 from chat.answers.question import (
@@ -150,7 +151,19 @@ def term_weights(
 
 
 def unit_terms(unit: Unit) -> frozenset[str]:
-    return words.terms(unit.words)
+    """The terms a unit states: its words, and what its quantities measure ("15 m/s" states
+    a speed)."""
+    return words.terms(unit.words) | _measures(unit.text)
+
+
+@lru_cache(maxsize=65536)
+def _measures(text: str) -> frozenset[str]:
+    found = [
+        words.measured_by(str(v.key[1]))
+        for v in vals.values_in(text)
+        if v.kind == vals.QUANTITY and len(v.key) > 1
+    ]
+    return frozenset().union(*found)
 
 
 def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:

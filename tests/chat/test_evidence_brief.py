@@ -1095,3 +1095,12 @@ def test_a_question_about_a_rejected_approach_is_answered_by_its_reasons():
         question=read_question("why are inspections only flown in low wind"), sources=sources
     )
     assert not other.answerable
+
+
+def test_a_quantity_states_what_it_measures():
+    from chat.answers.scoring import unit_terms
+    from chat.answers.units import Unit
+
+    assert "speed" in unit_terms(Unit("No climbing above 15 m/s.", "sentence", "", 0))
+    assert "temperature" in unit_terms(Unit("Kept at -18 °C or colder.", "sentence", "", 0))
+    assert "speed" not in unit_terms(Unit("A climb of 80 m.", "sentence", "", 0))

@@ -77,3 +77,10 @@ def test_contractions_and_possessives_leave_no_stray_letters(text, expected):
 )
 def test_content_words_keep_the_words_as_written_without_the_stop_words(text, expected):
     assert words.content_words(text) == expected
+
+
+def test_a_unit_of_measure_says_what_it_measures():
+    assert "speed" in words.measured_by("m/s")
+    assert words.measured_by("°C") == words.terms("temperature")
+    assert words.measured_by("kg") == words.terms("weight mass")
+    assert not words.measured_by("rpm")  # not placed: nothing is claimed
