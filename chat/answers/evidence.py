@@ -372,10 +372,12 @@ COMPARABLE = frozenset({*vals.NUMERIC_KINDS, vals.DATE, vals.TIME})
 
 
 def _comparable(scored: Scored) -> list[vals.Value]:
-    """The values a unit states that another source may contradict (the asked ones, when the
-    question asks for a kind of value)."""
-    found = scored.values or tuple(vals.values_in(scored.unit.text))
-    return [v for v in found if v.kind in COMPARABLE]
+    """The values a unit states that another source may contradict: the asked ones, when the
+    question asks for a kind of value, else its amounts (a date tells when something
+    happened; two records telling different events do not disagree)."""
+    if scored.values:
+        return [v for v in scored.values if v.kind in COMPARABLE]
+    return [v for v in vals.values_in(scored.unit.text) if v.kind in vals.NUMERIC_KINDS]
 
 
 def different_value(

@@ -1104,3 +1104,18 @@ def test_a_quantity_states_what_it_measures():
     assert "speed" in unit_terms(Unit("No climbing above 15 m/s.", "sentence", "", 0))
     assert "temperature" in unit_terms(Unit("Kept at -18 °C or colder.", "sentence", "", 0))
     assert "speed" not in unit_terms(Unit("A climb of 80 m.", "sentence", "", 0))
+
+
+def test_records_telling_different_events_do_not_disagree_on_their_dates():
+    current = hit(1, "This decision supersedes WE-DEC-011, the on-premise Aurora historian, which "
+                  "itself replaced the 2019 TurbiLog servers.",
+                  title="Turbine data historian: move to Stratus TSDB",
+                  canonical_type="decision", canonical_status="accepted")  # fmt: skip
+    old = hit(2, "On 2025-09-22 this record was replaced by WE-DEC-019, which moved the turbine "
+              "data historian to the hosted Stratus TSDB service.",
+              title="Central Aurora historian", canonical_type="decision",
+              canonical_status="superseded")  # fmt: skip
+    brief = _brief("what did the stratus historian decision replace", current, old)
+    assert brief.answerable and not brief.disagreements
+    # a value the question asks for is still held against the record's
+    assert _brief("What is the PITR window for the portal db?", _runbook(), _notes()).disagreements
