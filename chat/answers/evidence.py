@@ -46,7 +46,7 @@ from chat.answers.scoring import (
     unit_terms,
     with_meaning,
 )
-from chat.answers.units import Unit, heading_context, reports_a_question, split_units
+from chat.answers.units import OWNERS, Unit, heading_context, reports_a_question, split_units
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
@@ -300,6 +300,17 @@ def _units(
                 unit = replace(unit, text=there.text, context=there.context, match=there.match)
             if unit.kind != "code" or question.kind in code_kinds:
                 out.append((source, unit))
+    # A question about who owns something: each document's curated owners say it of the
+    # document ("who owns the logging standard?"), once per document.
+    if words.matching(question.terms | question.relation, _OWNER):
+        owned: set[int] = set()
+        for source in sources:
+            hit = source.hit
+            if hit.owners and hit.document_id not in owned and source.block != "rejected":
+                owned.add(hit.document_id)
+                owners = ", ".join(hit.owners)
+                text = f"{hit.title} is owned by {owners}"
+                out.append((source, Unit(text, OWNERS, "", 0, bare=owners)))
     # A document the question names (by its id or slug) states its subject in its title
     # ("What did ADR-0005 decide?"): the title is quotable too, once per document.
     # Codes name a document by its title or slug; a word in capitals (API) does not, and a
@@ -317,6 +328,9 @@ def _units(
         titled.add(hit.document_id)
         out.append((source, Unit(hit.title, "title", "", 0, match=hit.title)))
     return out
+
+
+_OWNER = words.terms("owner")
 
 
 def _under_heading(unit: Unit) -> bool:

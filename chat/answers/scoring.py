@@ -30,7 +30,7 @@ from chat.answers.question import (
     YESNO,
     Question,
 )
-from chat.answers.units import Unit
+from chat.answers.units import OWNERS, Unit
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus, CanonicalType
@@ -195,6 +195,13 @@ def coverage(
 
 def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     """The values of the kind the question asks for that the unit carries."""
+    if unit.kind == OWNERS and question.kind == PERSON:
+        # a document's curated owners, people or teams ("SRE"), answer who owns it
+        start = len(unit.text) - len(unit.bare)
+        return tuple(
+            vals.Value(vals.NAME, owner, (owner.lower(),), start, start + len(owner))
+            for owner in unit.bare.split(", ")
+        )
     kinds = question.value_kinds or question.preferred_kinds
     if not kinds:
         return ()

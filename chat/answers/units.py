@@ -15,6 +15,7 @@ from kb import words
 from kb.markup import to_prose
 
 MAX_UNIT_CHARS = 400
+OWNERS = "owners"  # the kind of the unit that states a document's curated owners
 MAX_CONTEXT_CHARS = 90
 MIN_CLAUSE_WORDS = 6  # a cut-off unit kept up to its last clause must still say something
 # A sentence ends at . ! ? before a capital or a digit, but not after an abbreviation
@@ -44,7 +45,7 @@ class Unit:
     """One quotable piece of a chunk, as prose, with the context that makes it readable."""
 
     text: str  # the quote, markup removed, with its context prefix when it is an item/row
-    kind: str  # sentence | item | row | code
+    kind: str  # sentence | item | row | code | title | owners
     section: str  # nearest heading
     position: int
     decision: bool = False  # a paragraph's bold lead statement

@@ -73,6 +73,7 @@ def _hit(
         origin=origin,
         summary=candidate.summary,
         tags=candidate.tags,
+        owners=candidate.owners,
     )
 
 

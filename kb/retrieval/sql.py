@@ -27,7 +27,7 @@ from portal.access.models import Project
 COLUMNS = """
     c.id, c.document_id, d.slug, d.title, p.key, c.heading_path, c.text, c.chunk_order,
     d.source_type, d.canonical_type, d.canonical_status, d.retrieval_priority,
-    d.evidence_tier, d.generation_source, d.tags, d.summary,
+    d.evidence_tier, d.generation_source, d.tags, d.summary, d.owners,
     extract(epoch FROM d.updated_at)::float8
 """
 
@@ -142,7 +142,7 @@ def candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
     for position, row in enumerate(rows, start=1):
         (chunk_id, document_id, slug, title, project_key, heading_path, text, chunk_order,
          source_type, canonical_type, canonical_status, priority, tier, generation, tags,
-         summary, updated_epoch, cosine, keyword_score) = row  # fmt: skip
+         summary, owners, updated_epoch, cosine, keyword_score) = row  # fmt: skip
         out.append(
             Candidate(
                 chunk_id=chunk_id,
@@ -161,6 +161,7 @@ def candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
                 generation_source=generation,
                 tags=tuple(tags or ()),
                 summary=summary or "",
+                owners=tuple(owners or ()),
                 updated_at=None
                 if updated_epoch is None
                 else dt.datetime.fromtimestamp(updated_epoch, dt.UTC),

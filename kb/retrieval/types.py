@@ -42,10 +42,12 @@ class SearchHit:
     origin: Origin = "primary"
     summary: str = ""  # the document's summary (what it says it is about)
     tags: tuple[str, ...] = ()  # the document's tags
+    owners: tuple[str, ...] = ()  # the document's owners (people or teams)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["tags"] = list(self.tags)
+        out.pop("owners")  # not part of the search API's hit (the document page shows them)
         return out
 
 
@@ -92,6 +94,7 @@ class Candidate:
     generation_source: str = "human"
     tags: tuple[str, ...] = ()
     summary: str = ""
+    owners: tuple[str, ...] = ()
     updated_at: dt.datetime | None = None
     cosine: float | None = None  # cosine similarity to the query, when the query was embedded
     keyword_score: float | None = None  # keyword-arm relevance (higher is better), when matched

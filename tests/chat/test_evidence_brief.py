@@ -1119,3 +1119,15 @@ def test_records_telling_different_events_do_not_disagree_on_their_dates():
     assert brief.answerable and not brief.disagreements
     # a value the question asks for is still held against the record's
     assert _brief("What is the PITR window for the portal db?", _runbook(), _notes()).disagreements
+
+
+def test_who_owns_a_document_is_answered_by_its_curated_owners():
+    logging = hit(1, "## Format\n\nEvery service logs JSON lines to stdout.\n",
+                  title="Standard: Logging", owners=("SRE",))  # fmt: skip
+    api = hit(2, "## Versions\n\nEvery breaking change gets a new major version.\n",
+              title="Standard: API versioning", owners=("API Team",))  # fmt: skip
+    assert compose(_brief("Who owns the logging standard?", logging, api)) == (
+        "Standard: Logging is owned by SRE [1]."
+    )
+    # other questions are not answered by who owns the page
+    assert "owned by" not in compose(_brief("What format do services log in?", logging, api))

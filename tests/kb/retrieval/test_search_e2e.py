@@ -123,6 +123,18 @@ def test_superseded_record_comes_first_when_mentioned(alpha, corpus):
     assert result.primary[0].signals["mention"] == pytest.approx(0.5)
 
 
+def test_a_hit_carries_its_documents_owners_but_the_api_does_not_show_them(alpha, corpus):
+    document = Document.objects.get(project__key=PROJECT, slug="dec-cache-v2")
+    Document.objects.filter(pk=document.pk).update(owners=["Platform Team"])
+    try:
+        result = search(user=corpus["reader"], query="What cache layer did we standardise on?")
+        hit = next(h for h in result.primary if h.slug == "dec-cache-v2")
+        assert hit.owners == ("Platform Team",)
+        assert "owners" not in hit.to_dict()
+    finally:
+        Document.objects.filter(pk=document.pk).update(owners=document.owners)
+
+
 def test_graph_expansion_brings_accepted_neighbours_only(alpha, corpus):
     result = search(user=corpus["reader"], query="What cache layer did we standardise on?", limit=1)
     assert slugs(result.primary) == ["dec-cache-v2"]
