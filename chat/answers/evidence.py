@@ -802,7 +802,7 @@ def _supporting(
         own = unit_terms(other.unit)
         if any(len(own & terms) >= REPEATS * max(len(own), 1) for terms in seen):
             continue  # the same statement again (a summary and its section, chunk overlap)
-        if other.document_id != lead.document_id and not _bears_on(question, other):
+        if other.document_id != lead.document_id and not bears_on(question, other):
             continue
         chosen.append(other)
         seen.append(own)
@@ -844,13 +844,19 @@ def _unquoted(support: Sequence[Scored], quoted: Sequence[Scored]) -> tuple[Scor
     return tuple(kept)
 
 
-def _bears_on(question: Question, other: Scored) -> bool:
+def bears_on(question: Question, other: Scored) -> bool:
     """A unit of another document than the lead's bears on the question: it states two of its
     words (all of them, for a question of one) with its context, not only the one it shares
     by chance."""
-    held = unit_terms(other.unit) | context_terms(other.source, other.unit)
+    unit = other.unit
+    own = unit_terms(unit) | words.terms(f"{unit.section} {unit.context}")
+    held = own | context_terms(other.source, unit)
     wanted = min(MIN_OTHER_DOCUMENT_TERMS, len(question.terms))
-    return len(words.matching(question.terms, held)) >= wanted
+    # (at least one in the unit, its heading or its lead-in: a row that only the document's
+    # title or summary ties to the question does not bear on it)
+    return len(words.matching(question.terms, held)) >= wanted and bool(
+        words.matching(question.terms, own)
+    )
 
 
 def _stated(question: Question, units: Sequence[Scored]) -> set[str]:
@@ -888,7 +894,7 @@ def _second_hop(
         if share < MIN_SECOND_HOP:
             continue
         bridged = words.matching(bridge, own)
-        if not bridged and not _bears_on(question, other):
+        if not bridged and not bears_on(question, other):
             continue
         bonus = 0.2 * len(bridged)
         key = share + bonus + 0.1 * other.score
@@ -1431,6 +1437,7 @@ __all__ = [
     "Disagreement",
     "EvidenceBrief",
     "SupersedeLink",
+    "bears_on",
     "build_brief",
     "different_value",
     "earlier_subject",

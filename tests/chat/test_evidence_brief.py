@@ -911,6 +911,22 @@ def test_a_second_fact_from_another_document_bears_on_the_question_not_on_one_wo
     assert "Espoo" not in compose(brief)
 
 
+def test_a_unit_another_document_ties_to_the_question_only_by_its_summary_does_not_support():
+    topics = hit(1, "## Topics\n\n- tracking.events.raw: carrier events as received.\n"
+                 "- tracking.events.dlq: events that failed normalisation.\n",
+                 title="Module: Tracking ingest", summary="Carrier events on Kafka.")  # fmt: skip
+    channels = hit(2, "## Channels\n\n| Channel | Provider |\n|---|---|\n"
+                   "| Email | Amazon SES |\n| SMS | Twilio |\n", title="Module: Notifications",
+                   summary="Sends email and SMS from the notifications Kafka topics.")  # fmt: skip
+    from chat.answers.evidence import bears_on
+
+    brief = _brief("which kafka topics are there", topics, channels)
+    sms = next(s for s in brief.ranked if "Twilio" in s.unit.text)
+    assert not bears_on(brief.question, sms)  # kafka and topics: only in its summary
+    dlq = next(s for s in brief.ranked if "dlq" in s.unit.text)
+    assert bears_on(brief.question, dlq)
+
+
 LOGGING_FIELDS = """## Required fields
 
 - `ts`, `level`, `service`, `env` and `msg` on every line.
