@@ -847,13 +847,14 @@ def _unquoted(support: Sequence[Scored], quoted: Sequence[Scored]) -> tuple[Scor
 def bears_on(question: Question, other: Scored) -> bool:
     """A unit of another document than the lead's bears on the question: it states two of its
     words (all of them, for a question of one) with its context, not only the one it shares
-    by chance."""
+    by chance, and one of them in itself or the heading it sits under."""
     unit = other.unit
-    own = unit_terms(unit) | words.terms(f"{unit.section} {unit.context}")
+    section = unit.section if unit.section != other.source.hit.title else ""
+    own = unit_terms(unit) | words.terms(section)
     held = own | context_terms(other.source, unit)
     wanted = min(MIN_OTHER_DOCUMENT_TERMS, len(question.terms))
-    # (at least one in the unit, its heading or its lead-in: a row that only the document's
-    # title or summary ties to the question does not bear on it)
+    # (at least one in the unit or the heading it sits under: a row that only its document's
+    # title, summary or the paragraph before it tie to the question does not bear on it)
     return len(words.matching(question.terms, held)) >= wanted and bool(
         words.matching(question.terms, own)
     )
