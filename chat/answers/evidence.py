@@ -38,6 +38,7 @@ from chat.answers.question import (
 )
 from chat.answers.scoring import (
     Scored,
+    clause_of,
     context_terms,
     coverage,
     names_present,
@@ -248,19 +249,23 @@ def _label(source: PromptSource) -> str:
     return f"{hit.title} (uncurated document)"
 
 
+def _names_rejected(title: str, terms: frozenset[str]) -> bool:
+    """The question names what a rejected approach is about (a name or code of its title)."""
+    names = [w for w in title.split()[1:] if w[:1].isupper() or any(c.isdigit() for c in w)]
+    return bool(words.matching(words.terms(" ".join(names)), terms)) if names else False
+
+
 def _topical_rejected(sources: Sequence[PromptSource], terms: frozenset[str]) -> set[int]:
     """Rejected approaches the question is about: their subject is named, or very close."""
-    topical: set[int] = set()
-    for source in sources:
-        if source.block != "rejected":
-            continue
-        hit = source.hit
-        names = [w for w in hit.title.split()[1:] if w[:1].isupper() or any(c.isdigit() for c in w)]
-        named = bool(words.matching(words.terms(" ".join(names)), terms)) if names else False
-        close = hit.cosine is not None and hit.cosine >= REJECTED_WARNING_COSINE
-        if named or close:
-            topical.add(hit.document_id)
-    return topical
+    return {
+        source.hit.document_id
+        for source in sources
+        if source.block == "rejected"
+        and (
+            _names_rejected(source.hit.title, terms)
+            or (source.hit.cosine is not None and source.hit.cosine >= REJECTED_WARNING_COSINE)
+        )
+    }
 
 
 def _units(
@@ -385,13 +390,30 @@ def opposite_rules(a: str, b: str) -> bool:
 COMPARABLE = frozenset({*vals.NUMERIC_KINDS, vals.DATE, vals.TIME})
 
 
-def _comparable(scored: Scored) -> list[vals.Value]:
+def _comparable(scored: Scored, question: Question) -> list[vals.Value]:
     """The values a unit states that another source may contradict: the asked ones, when the
     question asks for a kind of value, else its amounts (a date tells when something
-    happened; two records telling different events do not disagree)."""
+    happened; two records telling different events do not disagree). A bare number counts
+    nothing ("Revision 4", "every 4"): it is held against another only when the question asks
+    how many."""
     if scored.values:
-        return [v for v in scored.values if v.kind in COMPARABLE]
-    return [v for v in vals.values_in(scored.unit.text) if v.kind in vals.NUMERIC_KINDS]
+        found = [v for v in scored.values if v.kind in COMPARABLE]
+    else:
+        found = [v for v in vals.values_in(scored.unit.text) if v.kind in vals.NUMERIC_KINDS]
+    if vals.COUNT not in question.value_kinds:
+        found = [v for v in found if v.kind != vals.COUNT or vals.counted_noun(v)]
+    return found
+
+
+def _same_count(a: vals.Value, b: vals.Value) -> bool:
+    """Counts of the same thing ("seven steps" and "3 points" count different things, and a
+    bare number may count anything), or values of another kind."""
+    if a.kind != vals.COUNT:
+        return True
+    noun_a, noun_b = vals.counted_noun(a), vals.counted_noun(b)
+    if not noun_a or not noun_b:
+        return not noun_a and not noun_b
+    return bool(words.matching(words.terms(noun_a), words.terms(noun_b)))
 
 
 def different_value(
@@ -405,15 +427,34 @@ def different_value(
     for value in mine:
         if value.kind not in COMPARABLE:
             continue
-        same_kind = [v for v in theirs if v.kind == value.kind]
+        same_kind = [v for v in theirs if v.kind == value.kind and _same_count(value, v)]
         if same_kind and not any(vals.same_value(value, v) for v in same_kind):
             return value, same_kind[0]
     return None
 
 
-def _different_value(lead: Scored, other: Scored) -> tuple[str, str] | None:
-    """(lead's value, other's value) when both state a value of one kind and they differ."""
-    pair = different_value(_comparable(lead), _comparable(other))
+def _different_value(lead: Scored, other: Scored, question: Question) -> tuple[str, str] | None:
+    """(lead's value, other's value) when both state a value of one kind and they differ.
+    Of a lead stating several values of one kind (a first response and a restore time, a
+    before and an after), only the one whose clause names the question best is held
+    against another source's, and none when that is a tie."""
+    mine = _comparable(lead, question)
+    text = lead.unit.text
+
+    def named(value: vals.Value) -> int:
+        return len(words.matching(question.terms, words.terms(clause_of(lead.unit, value))))
+
+    def rivals(value: vals.Value) -> list[vals.Value]:
+        return [
+            w
+            for w in mine
+            if w.kind == value.kind
+            and vals.recurs(text, w) == vals.recurs(text, value)  # how often is not how long
+            and not vals.same_value(w, value)
+        ]
+
+    held = [v for v in mine if all(named(v) > named(w) for w in rivals(v))]
+    pair = different_value(held, _comparable(other, question))
     return (pair[0].text, pair[1].text) if pair is not None else None
 
 
@@ -437,7 +478,7 @@ def _disagreements(
             other.coverage < DISAGREE_COVERAGE * lead.coverage and alike < CLOSE_THING
         ):
             continue  # not about the same thing
-        pair = _different_value(lead, other)
+        pair = _different_value(lead, other, question)
         if (
             pair is None
             and question.kind == YESNO
@@ -527,12 +568,18 @@ def _pick_lead(
 
 
 def trusted_instead(
-    lead: Scored, support: Sequence[Scored], similar: Callable[[Scored, Scored], float]
+    lead: Scored,
+    support: Sequence[Scored],
+    similar: Callable[[Scored, Scored], float],
+    question: Question,
 ) -> Scored | None:
     """A supporting unit from a more trusted source that states the lead's thing with another
     value (the accepted runbook's 35 days quoted after a meeting note's 14 days)."""
     for other in support:
-        if trust(other.source) <= trust(lead.source) or _different_value(lead, other) is None:
+        if (
+            trust(other.source) <= trust(lead.source)
+            or _different_value(lead, other, question) is None
+        ):
             continue
         if similar(lead, other) >= SAME_THING:
             return other
@@ -1215,29 +1262,42 @@ def build_brief(
             ]
             scored.sort(key=lambda s: (-s.score, s.source.n, s.unit.position))
     ranked = tuple(scored)
+    # a rejected approach answers only a question about it; otherwise it is only warned about
+    about = _about_rejected(question, ranked, subject)
+    answering = tuple(s for s in ranked if s.source.block != "rejected" or s.document_id in about)
+    if not answering:
+        return EvidenceBrief(
+            question=question,
+            answerable=False,
+            refusal="only a rejected approach mentions it",
+            ranked=ranked,
+            rejected=rejected,
+        )
     similar = _similarity([u.words for _, u in units])
     replaced = frozenset(link.older.document_id for link in links)
     # a follow-up's answer states something of what it asks itself, not only of the turn
     # before ("and who made the call?": not the go-live row the earlier question matched)
-    own = [s for s in ranked if s.coverage > 0] if earlier_terms else []
-    lead = _pick_lead(question, own or ranked, similar, replaced)
+    own = [s for s in answering if s.coverage > 0] if earlier_terms else []
+    lead = _pick_lead(question, own or answering, similar, replaced)
     in_force, in_force_next = _in_force(question, lead, links, weights)
     if in_force is not None:
-        lead = _best_of(in_force.document_id, question, ranked) or lead
+        lead = _best_of(in_force.document_id, question, answering) or lead
     elif question.asks_past:
-        lead = _from_predecessor(question, lead, ranked, links, weights)
-    lead = _superlative_row(question, lead, ranked)
-    durations = _measured_and_targets(question, ranked) if question.compares else None
-    compared = _compared(question, ranked, durations) if durations is not None else None
+        lead = _from_predecessor(question, lead, answering, links, weights)
+    lead = _superlative_row(question, lead, answering)
+    durations = _measured_and_targets(question, answering) if question.compares else None
+    compared = _compared(question, answering, durations) if durations is not None else None
     if compared is not None:
         lead = compared[0]  # "was it fixed within the target?": what was measured leads
     answerable, refusal = (
-        _answerable(question, ranked, earlier_terms, subject) if refuse_near_misses else (True, "")
+        _answerable(question, answering, earlier_terms, subject)
+        if refuse_near_misses
+        else (True, "")
     )
     moved_off = _moved_off(question, lead, links, weights)
     if question.kind == REASON and moved_off is not None:
         # "why did we drop X?": the record that replaced X says why
-        lead = _best_of(moved_off.newer.document_id, question, ranked) or lead
+        lead = _best_of(moved_off.newer.document_id, question, answering) or lead
     if (in_force is not None and (not question.specific or lead.values)) or (
         moved_off is not None and moved_off.newer.since is not None
     ):
@@ -1257,14 +1317,14 @@ def build_brief(
     ):
         # a how-to answered by a sentence that names the situation ("Symptom: ... MES
         # OFFLINE"): the steps of the same document say what to do
-        steps = [s for s in ranked if s.unit.step and s.document_id == lead.document_id]
+        steps = [s for s in answering if s.unit.step and s.document_id == lead.document_id]
         if steps:
             symptom, lead = lead, max(steps, key=lambda s: s.score)
     as_list = _answers_with_list(question, lead, weights)
     listed = (
         # the rows the question asks for, then the first of them: a long table's matching
         # rows are not cut off by the rows before them
-        _rows_asked(question, lead, _list_siblings(lead, ranked))[: MAX_LIST_ITEMS - 1]
+        _rows_asked(question, lead, _list_siblings(lead, answering))[: MAX_LIST_ITEMS - 1]
         if as_list
         else ()
     )
@@ -1273,7 +1333,7 @@ def build_brief(
         command = next(
             (
                 s
-                for s in ranked[:MAX_CONTENDERS]
+                for s in answering[:MAX_CONTENDERS]
                 if s.unit.kind == "code" and s.score >= lead.score - COMMAND_MARGIN
             ),
             None,
@@ -1281,11 +1341,11 @@ def build_brief(
         if command is not None:
             support.append(command)  # a how-to answer shows its command
     if question.kind == YESNO and not question.compares:
-        support.extend(_rule_around(question, lead, ranked))
-    support.extend(_supporting(question, lead, listed, support, ranked))
+        support.extend(_rule_around(question, lead, answering))
+    support.extend(_supporting(question, lead, listed, support, answering))
     # (a question about the past is answered by the record of its time)
     then = question.asks_past or in_force is not None
-    instead = None if listed or then else trusted_instead(lead, support, similar)
+    instead = None if listed or then else trusted_instead(lead, support, similar, question)
     if instead is not None:
         # a more trusted source gives the same thing another value: it leads, and the unit
         # that led is named as disagreeing with it, never quoted as the answer before it
@@ -1297,14 +1357,14 @@ def build_brief(
         if question.kind == PERSON and not _names_a_person((lead, *listed))
         else []
     )
-    holders = _holders(question, answer, ranked, roles) if roles else []
+    holders = _holders(question, answer, answering, roles) if roles else []
     second: Scored | None
     if compared is not None:
         # the target a measurement is held against comes right after it
         second = compared[1]
         support = [second, *(s for s in support if s.unit != second.unit)]
     else:
-        second = None if holders else _second_hop(question, answer, ranked, subject)
+        second = None if holders else _second_hop(question, answer, answering, subject)
         if second is not None and all(second.unit != s.unit for s in (*listed, *support)):
             support.append(second)
     support[:0] = holders  # "who signs it off?": the people in the roles come first
@@ -1314,7 +1374,7 @@ def build_brief(
         unstated = "" if second is not None or holders else _unstated(question, answer, subject)
     if durations is not None and compared is None:
         # "did we make the SLA on the February outage?": the SLA is looked for next
-        unstated = _target_query(question, ranked, durations) or unstated
+        unstated = _target_query(question, answering, durations) or unstated
     chain = tuple(
         link
         for link in links
@@ -1335,7 +1395,7 @@ def build_brief(
         listed=listed,
         as_list=as_list,
         support=_unquoted(support, (lead, *listed)),
-        disagreements=_disagreements(question, lead, ranked, similar),
+        disagreements=_disagreements(question, lead, answering, similar),
         chain=chain,
         replaced_by=replaced_by,
         predecessor=predecessor,
@@ -1346,6 +1406,24 @@ def build_brief(
         verdict=_verdict(question, lead, second),
         unstated=unstated,
         ranked=ranked,
+    )
+
+
+def _about_rejected(
+    question: Question, ranked: Sequence[Scored], subject: dict[str, float]
+) -> frozenset[int]:
+    """The rejected approaches a question is about ("why did we reject X?", "why can't we run
+    X on TF1?"): the title states the question's subject or the question names its name or
+    code. Only these answer it; one merely close in meaning is warned about."""
+    return frozenset(
+        s.document_id
+        for s in ranked
+        if s.source.block == "rejected"
+        and (
+            _names_rejected(s.source.hit.title, question.terms)
+            or coverage(question.terms, subject, words.terms(s.source.hit.title), frozenset())
+            >= MIN_COVERAGE
+        )
     )
 
 
@@ -1361,21 +1439,10 @@ def _answerable(
     numbers alone ("35", "2024?") names no subject: every unit holding the number covers it."""
     if question.terms and all(term[:1].isdigit() for term in question.terms) and not earlier_terms:
         return False, "the question names no subject"
-    # a rejected approach answers only a question about it ("why did we reject X?"): its
-    # title states the question's subject
-    about_rejected = {
-        s.document_id
-        for s in ranked
-        if s.source.block == "rejected"
-        and coverage(question.terms, subject, words.terms(s.source.hit.title), frozenset())
-        >= MIN_COVERAGE
-    }
     candidates = [
         s
         for s in ranked
-        if (s.values or not question.specific)
-        and (s.source.block != "rejected" or s.document_id in about_rejected)
-        and names_present(question.names, s.source, s.unit)
+        if (s.values or not question.specific) and names_present(question.names, s.source, s.unit)
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"

@@ -279,6 +279,16 @@ def source_prior(source: PromptSource, question: Question) -> float:
 _CLAUSE = re.compile(r"[;—()]|, (?=[a-z])|\. ")
 
 
+def clause_of(unit: Unit, value: vals.Value) -> str:
+    """The clause of the unit a value sits in ("First response: 15 minutes" of a P1 row)."""
+    position = 0
+    for clause in _CLAUSE.split(unit.text):
+        position = unit.text.find(clause, position)
+        if position <= value.start < position + len(clause):
+            return clause
+    return unit.text
+
+
 def attached(question: Question, unit: Unit, found: Sequence[vals.Value]) -> bool:
     """Whether a value sits in a clause that names the question's subject (a "6–8 s" in the
     clause about automatic failover, not the "2 min" of another step)."""

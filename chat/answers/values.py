@@ -451,5 +451,7 @@ _RECURRING = re.compile(r"\b(?:every|each)\s*$", re.I)
 
 def recurs(text: str, value: Value) -> bool:
     """Whether a duration, date or time of `text` says how often ("updates every 30 minutes",
-    "every Monday") rather than how long or when."""
-    return value.kind in (DURATION, DATE, TIME) and bool(_RECURRING.search(text[: value.start]))
+    "every Monday", "nightly") rather than how long or when."""
+    if value.kind not in (DURATION, DATE, TIME):
+        return False
+    return bool(_RECURRING.search(text[: value.start]) or _FREQUENCY_RE.fullmatch(value.text))

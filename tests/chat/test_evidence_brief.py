@@ -750,11 +750,13 @@ def test_a_supporting_record_that_gives_the_lead_another_value_leads_instead():
         return 0.0
 
     # the record states the note's thing with another value: it leads
-    assert trusted_instead(note, [tested, record], same_thing) is record
+    assert trusted_instead(note, [tested, record], same_thing, brief.question) is record
     # ...not a record's unit about something else, nor one with no other value
-    assert trusted_instead(note, [record], another_thing) is None
-    assert trusted_instead(note, [tested], same_thing) is None  # the restore tests
-    assert trusted_instead(record, [note], same_thing) is None  # less trusted never leads
+    assert trusted_instead(note, [record], another_thing, brief.question) is None
+    assert trusted_instead(note, [tested], same_thing, brief.question) is None  # the restore tests
+    assert (
+        trusted_instead(record, [note], same_thing, brief.question) is None
+    )  # less trusted never leads
 
 
 def test_a_how_to_answered_by_a_code_block_quotes_all_its_commands():
@@ -1149,3 +1151,86 @@ def test_who_owns_a_document_is_answered_by_its_curated_owners():
     )
     # other questions are not answered by who owns the page
     assert "owned by" not in compose(_brief("What format do services log in?", logging, api))
+
+
+def test_a_rejected_approach_near_the_question_warns_but_never_answers_it():
+    # the rejected approach is close enough in meaning to be warned about, but the question
+    # is not about it: its sentences (what was proposed, what was found) do not answer it,
+    # and its values are never the trusted side of a disagreement
+    rejected = hit(1, "## What we found\n\nCustomer position. Brightways confirmed in writing "
+                   "that a metal detector with hourly checks meets its code for bakery products.\n",
+                   title="Not doing: X-ray inspection on every packing line", cosine=0.6,
+                   canonical_type="rejected-approach", canonical_status="accepted")  # fmt: skip
+    standard = hit(2, "## Test pieces\n\nThe test pieces are 2.0 mm ferrous and 2.5 mm "
+                   "non-ferrous. Each test piece is tested in a pack.\n\n## When to check\n\n"
+                   "1. At the start of production.\n2. Every 2 hours during production.\n"
+                   "3. After every product changeover.\n",
+                   title="Metal detection verification (QP-05)", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    newsletter = hit(3, "From September, metal detector checks will move to every 3 hours.",
+                     title="Staff newsletter, June 2025")  # fmt: skip
+    sources = number_sources(result([standard, newsletter], rejected=[rejected]))
+    brief = build_brief(
+        question=read_question("how often do we test the metal detectors"), sources=sources
+    )
+    text = compose(brief)
+    assert brief.lead is not None and brief.lead.source.hit.title.startswith("Metal detection")
+    assert "Brightways" not in text and "hourly" not in text, text
+    assert "was considered and rejected" in text  # still warned about
+
+
+def test_a_bare_number_is_no_value_to_disagree_on():
+    standard = hit(1, "## What changed from revision 3\n\n| | Revision 3 (2022) | Revision 4 (now) |\n"
+                   "|---|---|---|\n| Routine check | every 4 hours | every 2 hours |\n",
+                   title="Metal detection verification (QP-05, revision 4)",
+                   canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    newsletter = hit(2, "From September, metal detector checks will move to every 3 hours "
+                     "instead of every 4.", title="Staff newsletter, June 2025")  # fmt: skip
+    brief = _brief("what changed in the new metal detector procedure", standard, newsletter)
+    # "Revision 4" names a revision, "every 4" counts nothing: neither is a count to hold
+    # against another source's number
+    assert brief.answerable and not brief.disagreements, compose(brief)
+
+
+def test_a_disagreement_pairs_values_of_the_same_thing():
+    standard = hit(1, "## Requirements\n\n| Item | Requirement |\n|---|---|\n"
+                   "| Local retention | 35 days of nightly backups on the appliance |\n",
+                   title="SCADA backup and recovery", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    notes = hit(2, "Local retention of the nightly backups on the appliance is 14 days now.",
+                title="Ops weekly - 11 March")  # fmt: skip
+    brief = _brief("how long is the local retention for scada backups", standard, notes)
+    # "nightly" says how often, not how long: the 35 days are held against the 14
+    assert [(d.trusted_value, d.other_value) for d in brief.disagreements] == [
+        ("35 days", "14 days")
+    ]
+    targets = hit(3, "## Priorities\n\n| Priority | First response time | Restore time |\n"
+                  "|---|---|---|\n| P1 | 15 minutes | 4 hours |\n", title="IT support",
+                  canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    notes = hit(4, "Ops weekly: the P1 first response time target is 60 minutes now.",
+                title="Ops weekly")  # fmt: skip
+    # of a row's two durations, the one in the clause the question names is held against
+    # the note's; the restore time is not
+    brief = _brief("whats the first response time for a p1", targets, notes)
+    assert [(d.trusted_value, d.other_value) for d in brief.disagreements] == [
+        ("15 minutes", "60 minutes")
+    ]
+    # ...and a row telling a before and an after holds neither (see the test above)
+    steps = hit(5, "The seven required steps: ATP swab at the same three points. The pass limit "
+                "is 150 RLU.", title="Allergen changeover cleaning", canonical_type="standard",
+                canonical_status="accepted")  # fmt: skip
+    handover = hit(6, "ATP swab on line 2 failed at 3 points after the clean, pass limit 150 RLU.",
+                   title="Shift handover")  # fmt: skip
+    # seven steps and three points count different things
+    assert not _brief(
+        "whats the pass limt on an atp swab after cleaning", steps, handover
+    ).disagreements
+    # asked how many, a count of keys is not held against a bare number of something else
+    keys = hit(7, "Each tenant can have at most 5 active keys.", title="Rotating API keys",
+               canonical_type="runbook", canonical_status="accepted")  # fmt: skip
+    limits = hit(8, "Should limits be per API key or per tenant? Current draft: per key, with a "
+                 "tenant-wide ceiling at 1.5× the key limit.",
+                 title="Per-tenant rate limiting", canonical_type="decision",
+                 canonical_status="review")  # fmt: skip
+    brief = _brief("How many active API keys can a tenant have?", keys, limits)
+    assert brief.answerable and not brief.disagreements, compose(brief)
