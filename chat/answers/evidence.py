@@ -59,8 +59,9 @@ TRUST_REVIEW = 2
 TRUST_UNCURATED = 1  # notes, blog posts, chat exports, drafts
 TRUST_HISTORY = 0  # superseded, deprecated, archived
 
-# How far below the best unit a more trusted source's unit may score and still lead: the
-# same statement from the record beats the meeting note that happened to match more words.
+# How far below the best unit a more trusted source's unit may score and still lead (per tier
+# of trust between them when they state a value; see _trust_margin): the same statement from
+# the record beats the meeting note that happened to match more words.
 TRUST_MARGIN = 1.0
 # A unit is about the same thing as the lead when it covers this share of what the lead does,
 # or when the two units share this share of their own (IDF-weighted) words.
@@ -495,6 +496,15 @@ def _disagreements(
     return tuple(found)
 
 
+def _trust_margin(best: Scored, trusted: Scored) -> float:
+    """How much score a more trusted unit may give up and still lead: TRUST_MARGIN for each
+    tier of trust between them when they state a value (the accepted standard's "every 2
+    hours" over a newsletter's "every 3 hours" that shares more of the question's words),
+    one TRUST_MARGIN otherwise (a sentence with no value is matched by its words alone)."""
+    tiers = trust(trusted.source) - trust(best.source) if best.values else 1
+    return TRUST_MARGIN * tiers
+
+
 def _pick_lead(
     question: Question,
     ranked: Sequence[Scored],
@@ -542,7 +552,7 @@ def _pick_lead(
         for s in ranked[:MAX_CONTENDERS]
         if trust(s.source) > trust(best.source)
         and s.source.block != "rejected"
-        and s.score >= best.score - TRUST_MARGIN
+        and s.score >= best.score - _trust_margin(best, s)
         and (not best.values or _same_kind(best, s))
         # the same subject; with no value to compare, said much the same way (another
         # document's steps covering the question's words are another procedure), and for

@@ -1234,3 +1234,21 @@ def test_a_disagreement_pairs_values_of_the_same_thing():
                  canonical_status="review")  # fmt: skip
     brief = _brief("How many active API keys can a tenant have?", keys, limits)
     assert brief.answerable and not brief.disagreements, compose(brief)
+
+
+def test_the_accepted_record_leads_over_a_newsletter_that_matches_more_words():
+    standard = hit(1, "## Test pieces\n\nThe X-ray unit is checked with a test card at the same "
+                   "times as the metal detectors.\n\n## When to check\n\n1. At the start of "
+                   "production, before the first pack.\n2. Every 2 hours during production.\n"
+                   "3. After every product changeover.\n",
+                   title="Metal detection verification (QP-05, revision 4)",
+                   canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    newsletter = hit(2, "From September, metal detector checks will move to every 3 hours instead "
+                     "of every 4, and the test pieces on the bakery lines get a little smaller.",
+                     title="Staff newsletter, June 2025")  # fmt: skip
+    text = compose(_brief("how often do we test the metal detectors", newsletter, standard))
+    # the newsletter shares more of the question's words ("test", "metal detector"); the
+    # record, two tiers of trust above it, states the same kind of value for the same
+    # subject: it answers, and the newsletter's other value is named as disagreeing
+    assert text.startswith("When to check: Every 2 hours during production [2]."), text
+    assert "says 3 hours [1], but" in text
