@@ -464,8 +464,16 @@ def _disagreements(
     lead: Scored,
     ranked: Sequence[Scored],
     similar: Callable[[Scored, Scored], float],
+    earlier: tuple[frozenset[str], dict[str, float]] = (frozenset(), {}),
 ) -> tuple[Disagreement, ...]:
-    """Other documents that state another value (or the opposite rule) for the same thing."""
+    """Other documents that state another value (or the opposite rule) for the same thing.
+    A follow-up's thing is the turn before's subject too (`earlier`: its terms and their
+    weights): "when did it take effect?" of QP-05 is not disagreed with by QP-14's date."""
+    earlier_terms, weights = earlier
+
+    def of_earlier(s: Scored) -> float:
+        return coverage(earlier_terms, weights, unit_terms(s.unit), context_terms(s.source, s.unit))
+
     lead_trust = trust(lead.source)
     found: list[Disagreement] = []
     seen: set[int] = {lead.document_id}
@@ -479,6 +487,8 @@ def _disagreements(
             other.coverage < DISAGREE_COVERAGE * lead.coverage and alike < CLOSE_THING
         ):
             continue  # not about the same thing
+        if earlier_terms and of_earlier(other) < DISAGREE_COVERAGE * of_earlier(lead):
+            continue  # not about the subject the conversation is on
         pair = _different_value(lead, other, question)
         if (
             pair is None
@@ -1405,7 +1415,9 @@ def build_brief(
         listed=listed,
         as_list=as_list,
         support=_unquoted(support, (lead, *listed)),
-        disagreements=_disagreements(question, lead, answering, similar),
+        disagreements=_disagreements(
+            question, lead, answering, similar, (earlier_terms - question.terms, subject)
+        ),
         chain=chain,
         replaced_by=replaced_by,
         predecessor=predecessor,
@@ -1504,10 +1516,16 @@ def _predicate(question: Question) -> frozenset[str]:
 
 
 def earlier_subject(previous_question: str) -> frozenset[str]:
-    """The subject of the previous turn's question, as terms."""
+    """The subject of the previous turn's question, as terms: what it was about, not what it
+    asked of it ("who approved QP-05 revision 4?" then "when did it take effect?" asks when
+    of QP-05 revision 4, not of its approval). An elliptical follow-up ("and at Carn Dubh?")
+    is read with the question before it instead, verb and all."""
     from chat.answers.question import read_question
 
-    return read_question(previous_question).terms if previous_question.strip() else frozenset()
+    if not previous_question.strip():
+        return frozenset()
+    earlier = read_question(previous_question)
+    return earlier.terms - earlier.relation
 
 
 __all__ = [

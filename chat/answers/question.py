@@ -204,8 +204,13 @@ def _relation(kind: str, text: str) -> frozenset[str]:
         match = _WHEN_VERB.match(body)
         if match is None:
             return frozenset()
-        # ...and the preposition is the verb's ("fly past": documents say "passed")
-        return words.terms(match.group(1)) | (words.terms(named.group(1)) if named else frozenset())
+        # ...and the preposition is the verb's ("fly past": documents say "passed"); a light
+        # verb goes with the noun it takes ("take effect": documents say "effective")
+        return (
+            words.terms(match.group(1))
+            | (words.terms(named.group(1)) if named else frozenset())
+            | (words.terms(body) & _LIGHT_VERBS)
+        )
     return frozenset()
 
 

@@ -1252,3 +1252,26 @@ def test_the_accepted_record_leads_over_a_newsletter_that_matches_more_words():
     # subject: it answers, and the newsletter's other value is named as disagreeing
     assert text.startswith("When to check: Every 2 hours during production [2]."), text
     assert "says 3 hours [1], but" in text
+
+
+def test_a_follow_up_carries_the_subject_of_the_turn_before_not_what_it_asked():
+    from chat.answers.evidence import earlier_subject
+
+    standard = hit(1, "# Metal detection verification (QP-05, revision 4)\n\nEffective 3 November "
+                   "2025. Owner: Sian Morgan. Approved by Dr Ruth Kellerman, Technical Director.\n\n"
+                   "## Records\n\nChecks are recorded on the Fabrica check sheet.\n",
+                   title="Metal detection verification (QP-05, revision 4)",
+                   canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    other = hit(2, "# QP-14 Glass and Brittle Plastic Breakage Procedure\n\nEffective 2 June 2025."
+                "\n\n## Scope\n\nAll glass on site.\n",
+                title="QP-14 Glass and Brittle Plastic Breakage Procedure")  # fmt: skip
+    # "who approved QP-05 revision 4?" then "when did it take effect?": the follow-up asks
+    # when of QP-05 revision 4, not of its approval ("take effect" is said "Effective")
+    brief = build_brief(
+        question=read_question("when did it take effect?"),
+        sources=number_sources(result([standard, other])),
+        earlier_terms=earlier_subject("who approved QP-05 revision 4"),
+    )
+    assert compose(brief).startswith("Effective 3 November 2025"), compose(brief)
+    # QP-14's own effective date is another document's, not a disagreement about QP-05's
+    assert not brief.disagreements, compose(brief)
