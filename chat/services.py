@@ -219,9 +219,10 @@ class ConversationState:
 
     def carries_into(self, asked: Question) -> bool:
         """Whether a new question needs this subject: it is not a whole question ("and at
-        Carn Dubh?"), or it names nothing of its own (no name, code or number, no word rarer
-        than everyday English) and says little (at most FOLLOW_UP_TERMS subject words). A
-        first question never does."""
+        Carn Dubh?"), or it names nothing of its own (no name, code or number) and says little
+        (at most FOLLOW_UP_TERMS subject words) and either opens with a conjunction ("and what
+        is proposed?") or has no word rarer than everyday English. A first question never
+        does."""
         if not self.previous_question:
             return False
         if asked.elliptical:
@@ -234,6 +235,8 @@ class ConversationState:
         # call" is asked as decided or approved)
         surface = dict(asked.surface)
         typed = [term for term in asked.terms if term in surface]
+        if asked.continues and len(typed) <= FOLLOW_UP_TERMS:
+            return True  # "and what is proposed?": it goes on from the turn before
         if len(typed) > FOLLOW_UP_TERMS:
             return False
         return all(words.english_weight(surface[term]) < SPECIFIC_WORD for term in typed)

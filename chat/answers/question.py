@@ -242,6 +242,7 @@ class Question:
     against: tuple[str, ...] = ()
     elliptical: bool = False  # not a whole question ("and at Carn Dubh?", "what about X?")
     refers_back: bool = False  # a pronoun stands for a thing it does not name ("go live on it")
+    continues: bool = False  # opens with a conjunction: it goes on from what was said ("and ...")
     asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
     # the past time a question asks about ("what did we use in March 2024?", "back in 2019")
@@ -457,6 +458,9 @@ def surface_words(text: str) -> tuple[tuple[str, str], ...]:
 # before it: closed classes of English words, not a corpus's phrasing.
 _FREQUENCY_Q = re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)
 # Third-person pronouns: the question is about something named before it.
+# A question that opens with a conjunction goes on from the conversation ("and what is
+# proposed?", "but who signs it off?"): a first question does not open so.
+_CONTINUES = re.compile(r"\s*(?:and|but|so|also|then|plus)\b", re.I)
 _REFERS_BACK = re.compile(r"\b(?:it|its|it['’]s|they|them|their|theirs)\b", re.I)
 _LEANING = re.compile(
     r"\s*(?:(?:and|but|or|so|also|then)\b(?!\s+(?:what|which|who|whom|whose|when|where|why|"
@@ -545,6 +549,7 @@ def read_question(text: str) -> Question:
         against=_against(text) if kind == YESNO else (),
         elliptical=bool(_LEANING.match(text)),
         refers_back=bool(_REFERS_BACK.search(text)),
+        continues=bool(_CONTINUES.match(text)),
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
         superlative=_superlative(text),
         asks_year=bool(_YEAR_Q.search(text)),

@@ -110,11 +110,16 @@ def test_a_follow_up_is_answered_in_the_context_of_the_question_before_it(alpha,
     assert follow_up.conversation == first.conversation
     assert follow_up.refusal_reason is None
     assert "rb-rotate-api-keys" in {c["slug"] for c in follow_up.citations}
-    # the conversation's subject is the last answered turn: its question (after those it
-    # followed up; this one names its own subject) and the documents it cited
+    # the conversation's subject is the last answered turn: its question, after those it
+    # followed up ("And ..." goes on from the turn before), and the documents it cited
     state = conversation_state(first.conversation)
-    assert state.subject_questions == ("And what if the key was leaked?",)
-    assert state.previous_question == "And what if the key was leaked?"
+    assert state.subject_questions == (
+        "How do I rotate a merchant API key?",
+        "And what if the key was leaked?",
+    )
+    assert state.previous_question == (
+        "How do I rotate a merchant API key? And what if the key was leaked?"
+    )
     assert "rb-rotate-api-keys" in state.cited_slugs
     # a question that names its own subject is searched on its own
     assert not state.carries_into(read_question("Which laptop do new engineers get?"))
@@ -126,12 +131,14 @@ def test_a_follow_up_is_answered_in_the_context_of_the_question_before_it(alpha,
         user=reader, question="who has to approve it?", conversation=first.conversation
     )
     assert third.meta["subject_questions"] == [
+        "How do I rotate a merchant API key?",
         "And what if the key was leaked?",
         "who has to approve it?",
     ]
     if third.refusal_reason is None:
         assert conversation_state(first.conversation).previous_question == (
-            "And what if the key was leaked? who has to approve it?"
+            "How do I rotate a merchant API key? And what if the key was leaked? "
+            "who has to approve it?"
         )
 
 

@@ -839,6 +839,20 @@ def test_a_follow_up_may_state_a_measurement_and_a_plural_is_as_common_as_its_si
     assert not state.carries_into(read_question("when was SOL-WTG-09 last serviced?"))
 
 
+def test_a_question_opening_with_a_conjunction_goes_on_from_the_turn_before():
+    from chat.services import ConversationState
+
+    state = ConversationState(
+        previous_question="what is the current on call allowance for a weekday night"
+    )
+    # "proposed" is rarer than everyday English, but "and ..." goes on from what was said
+    assert state.carries_into(read_question("and what is proposed?"))
+    assert state.carries_into(read_question("But who approves the proposal?"))
+    # ...unless it names a subject of its own, and a first question never leans on anything
+    assert not state.carries_into(read_question("and what does QP-05 say?"))
+    assert not ConversationState().carries_into(read_question("and what is proposed?"))
+
+
 def test_a_name_whose_words_are_apart_by_any_white_space_is_read_without_an_error():
     # a tab, a line break or a no-break space between the words of a name (an HTTP 500 on
     # the chat API before: hypothesis found it)
