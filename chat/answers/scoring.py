@@ -62,6 +62,8 @@ MODAL = 0.2  # must / never / only / allowed: the words a yes-no rule is stated 
 IDENTIFIER_OPENS = 0.9  # the unit opens with the identifier the question names (a row, a term)
 IDENTIFIER_IN = 0.6  # ...or names it
 IDENTIFIER_AROUND = 0.3  # ...or sits under a heading naming it
+CELL_ASKED = 0.6  # a table row the question names (its first cell) with a column it names
+# ("the response target for a P2": the P2 row's "Response target: 30 minutes")
 STATED_VALUE = 0.6  # the unit states a value the question states ("after 2 hrs": "after 2
 # hours"): as telling as naming the identifier asked
 # --- what the unit is ---------------------------------------------------------------------
@@ -289,6 +291,22 @@ def clause_of(unit: Unit, value: vals.Value) -> str:
     return unit.text
 
 
+def _names_row_and_column(question: Question, unit: Unit) -> bool:
+    """A table row whose first cell the question names, with a column every word of whose
+    name the question names too: the cell where they cross answers it."""
+    if unit.kind != "row" or " — " not in unit.text:
+        return False
+    first, cells = unit.text.split(" — ", 1)
+    if not words.matching(question.terms, words.terms(first)):
+        return False
+    for cell in cells.split("; "):
+        name = cell.split(": ", 1)[0] if ": " in cell else ""
+        column = words.terms(name)
+        if column and words.matching(column, question.terms) == column:
+            return True
+    return False
+
+
 def attached(question: Question, unit: Unit, found: Sequence[vals.Value]) -> bool:
     """Whether a value sits in a clause that names the question's subject (a "6–8 s" in the
     clause about automatic failover, not the "2 min" of another step)."""
@@ -402,6 +420,7 @@ def score_unit(
         + _kind_bonus(question, unit, source, found)
         + counted
         + (STATED_VALUE if _states_asked_value(question, unit) else 0.0)
+        + (CELL_ASKED if _names_row_and_column(question, unit) else 0.0)
         + (LABEL_MATCH if words.matching(current, words.terms(unit.label)) else 0.0)
         + _identifier_bonus(
             question.identifiers, lowered, f"{unit.section} {unit.context}".lower(), unit.kind

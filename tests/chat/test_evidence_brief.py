@@ -1289,3 +1289,14 @@ def test_a_follow_up_carries_the_subject_of_the_turn_before_not_what_it_asked():
     assert compose(brief).startswith("Effective 3 November 2025"), compose(brief)
     # QP-14's own effective date is another document's, not a disagreement about QP-05's
     assert not brief.disagreements, compose(brief)
+
+
+def test_a_table_row_the_question_names_answers_from_the_column_it_names():
+    sla = hit(1, "## Priorities and targets\n\n| Priority | Meaning | Response target | Resolution "
+              "target |\n|---|---|---|---|\n| P1 - Critical | Whole site down | 15 minutes | 4 hours |\n"
+              "| P2 - High | One turbine without data | 30 minutes | 8 hours |\n\n## Reporting\n\n"
+              "The target for 2026 is 95% of P1 and P2 tickets resolved within target.\n",
+              title="Support priorities and targets", canonical_type="standard",
+              canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("what's the response target for a P2 ticket", sla))
+    assert text.startswith("P2 - High"), text
