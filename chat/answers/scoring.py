@@ -62,6 +62,7 @@ MODAL = 0.2  # must / never / only / allowed: the words a yes-no rule is stated 
 IDENTIFIER_OPENS = 0.9  # the unit opens with the identifier the question names (a row, a term)
 IDENTIFIER_IN = 0.6  # ...or names it
 IDENTIFIER_AROUND = 0.3  # ...or sits under a heading naming it
+DEFINES = 0.5  # "what is X?": the unit that says "X is ..." defines it
 CELL_ASKED = 0.6  # a table row the question names (its first cell) with a column it names
 # ("the response target for a P2": the P2 row's "Response target: 30 minutes")
 STATED_VALUE = 0.6  # the unit states a value the question states ("after 2 hrs": "after 2
@@ -291,6 +292,24 @@ def clause_of(unit: Unit, value: vals.Value) -> str:
     return unit.text
 
 
+_WHAT_IS = re.compile(r"^\s*what(?:['’]s|\s+is|\s+are|\s+was|\s+were)\s+\S", re.I)
+_DEFINED = re.compile(r"^\s*(.{2,80}?)\s+(?:is|are|was|were|means|refers to)\s", re.I)
+
+
+def _defines(question: Question, unit: Unit) -> bool:
+    """ "What is X?" asks what X is: a sentence that opens with X and says it is something
+    ("WindSight is the SCADA platform ...") defines it."""
+    if question.kind != WHAT or question.wants_list or not _WHAT_IS.match(question.text):
+        return False  # ("what are our CCPs?" asks for the list of them, not what one is)
+    if not question.terms:
+        return False
+    opened = _DEFINED.match(unit.bare)
+    if opened is None:
+        return False
+    defined = words.terms(opened.group(1))
+    return bool(defined) and words.matching(question.terms, defined) == set(question.terms)
+
+
 def _names_row_and_column(question: Question, unit: Unit) -> bool:
     """A table row whose first cell the question names, with a column every word of whose
     name the question names too: the cell where they cross answers it."""
@@ -421,6 +440,7 @@ def score_unit(
         + counted
         + (STATED_VALUE if _states_asked_value(question, unit) else 0.0)
         + (CELL_ASKED if _names_row_and_column(question, unit) else 0.0)
+        + (DEFINES if _defines(question, unit) else 0.0)
         + (LABEL_MATCH if words.matching(current, words.terms(unit.label)) else 0.0)
         + _identifier_bonus(
             question.identifiers, lowered, f"{unit.section} {unit.context}".lower(), unit.kind

@@ -1300,3 +1300,22 @@ def test_a_table_row_the_question_names_answers_from_the_column_it_names():
               canonical_status="accepted")  # fmt: skip
     text = compose(_brief("what's the response target for a P2 ticket", sla))
     assert text.startswith("P2 - High"), text
+
+
+def test_what_is_x_is_answered_by_the_sentence_that_says_what_x_is():
+    overview = hit(1, "## Connected systems\n\n- Lightning detection: a national lightning feed "
+                   "shown as an overlay in WindSight.\n- Ice detection: each turbine's ice "
+                   "detector raises an alarm in WindSight.\n\n## Operations\n\nOperators use "
+                   "WindSight around the clock. WindSight is the SCADA platform through which "
+                   "the ROC monitors and controls every turbine.\n",
+                   title="WindSight SCADA platform - overview", canonical_type="module-kb",
+                   canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("what is windsight", overview))
+    assert text.startswith("WindSight is the SCADA platform"), text
+    # "what are our X-s?" asks for the list of them, not what one is
+    plan = hit(2, "## Critical control points\n\nCCPs are the steps where control is essential "
+               "to food safety.\n\n| CCP | Step |\n|---|---|\n| CCP1 | Baking |\n"
+               "| CCP2 | Metal detection |\n| CCP3 | Cooking |\n", title="HACCP plan",
+               canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    listed = compose(_brief("what are our ccps", plan))
+    assert "Baking" in listed.split("[")[0], listed
