@@ -41,6 +41,7 @@ from chat.answers.scoring import (
     clause_of,
     context_terms,
     coverage,
+    names_in,
     names_present,
     score_unit,
     term_weights,
@@ -474,6 +475,7 @@ def _disagreements(
     def of_earlier(s: Scored) -> float:
         return coverage(earlier_terms, weights, unit_terms(s.unit), context_terms(s.source, s.unit))
 
+    named = _own_names(question, lead)
     lead_trust = trust(lead.source)
     found: list[Disagreement] = []
     seen: set[int] = {lead.document_id}
@@ -489,6 +491,8 @@ def _disagreements(
             continue  # not about the same thing
         if earlier_terms and of_earlier(other) < DISAGREE_COVERAGE * of_earlier(lead):
             continue  # not about the subject the conversation is on
+        if named - _own_names(question, other):
+            continue  # the lead names what the question names, this one does not
         pair = _different_value(lead, other, question)
         if (
             pair is None
@@ -504,6 +508,13 @@ def _disagreements(
         if len(found) >= 2:
             break
     return tuple(found)
+
+
+def _own_names(question: Question, scored: Scored) -> frozenset[str]:
+    """The question's names a unit states itself, or under its heading: a meeting note's
+    title and summary name everything that was discussed."""
+    unit = scored.unit
+    return names_in(question.names, f"{unit.text} {unit.section} {unit.context}")
 
 
 def _trust_margin(best: Scored, trusted: Scored) -> float:

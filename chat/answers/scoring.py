@@ -493,13 +493,19 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
     document's title: the value it carries is about that subject. (Years and nationality
     adjectives qualify a question rather than name its subject; they are not required, nor
     are months.)"""
-    if not names:
-        return True
     hit = source.hit
-    around = words.fold(
-        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path} "
-        f"{source.about}".lower()
-    ).replace("_", " ")  # a name inside an identifier (NTF_SMS_DAILY_CAP) is present
+    around = (
+        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about}"
+    )
+    return names_in(names, around) == frozenset(names)
+
+
+def names_in(names: Sequence[str], text: str) -> frozenset[str]:
+    """The names and codes of `names` the text states (a name inside an identifier such as
+    NTF_SMS_DAILY_CAP counts; a code with or without its hyphen: sf2, sf-2 and SF-2 name the
+    same freezer); a year, a nationality adjective or a month counts as stated."""
+    around = words.fold(text.lower()).replace("_", " ")
+    found: set[str] = set()
     for name in names:
         for part in re.split(r"\s+", name):
             part = re.sub(r"(?<=\d)s$|'s$|’s$", "", part.strip(".,;:!?()\"'"))
@@ -507,11 +513,12 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
                 continue
             part = words.fold(part.lower())
             code = re.fullmatch(r"([a-z]+)[-\s]?(\d+)", part)
-            # a code with or without its hyphen: sf2, sf-2 and SF-2 name the same freezer
             pattern = rf"{code.group(1)}[-\s]?{code.group(2)}" if code else re.escape(part)
             if not re.search(rf"(?<![\w]){pattern}(?![\w])", around):
-                return False
-    return True
+                break
+        else:
+            found.add(name)
+    return frozenset(found)
 
 
 def with_meaning(scored: Scored, cosine: float) -> Scored:

@@ -1250,6 +1250,25 @@ def test_a_disagreement_pairs_values_of_the_same_thing():
     assert brief.answerable and not brief.disagreements, compose(brief)
 
 
+def test_a_source_that_does_not_name_what_the_question_names_does_not_disagree():
+    standard = hit(1, "# Backup and recovery standard\n\n## Restore testing\n\nThe last Aster "
+                   "EPR test on 14 January 2026 took 3 hours 10 minutes.\n",
+                   title="Backup and recovery standard", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    notes = hit(2, "## Backups and DR\n\n- Declan: the last restore test, of Vireo LIS, was on 11 "
+                "March, took 2 h 40 min.\n", title="Ops weekly - 18 March")  # fmt: skip
+    # a restore test of another system is not the EPR's
+    brief = _brief("how long did the last EPR restore test take?", standard, notes)
+    assert "3 hours 10 minutes" in compose(brief) and not brief.disagreements, compose(brief)
+    # ...while a note that names it still disagrees
+    notes = hit(3, "Ops weekly. The last Aster EPR restore test took 2 h 40 min.",
+                title="Ops weekly - 18 March")  # fmt: skip
+    brief = _brief("how long did the last EPR restore test take?", standard, notes)
+    assert [(d.trusted_value, d.other_value) for d in brief.disagreements] == [
+        ("3 hours 10 minutes", "2 h 40 min")
+    ]
+
+
 def test_the_accepted_record_leads_over_a_newsletter_that_matches_more_words():
     standard = hit(1, "## Test pieces\n\nThe X-ray unit is checked with a test card at the same "
                    "times as the metal detectors.\n\n## When to check\n\n1. At the start of "
