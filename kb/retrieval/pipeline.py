@@ -93,14 +93,28 @@ def _side_hit(candidate: Candidate, origin: Origin) -> SearchHit:
 def _lexically_matched(
     query: str, ordered: Sequence[Scored], floor: float, language: str
 ) -> frozenset[int]:
-    """Chunks under the cosine floor that hold nearly all of the query's weighted words."""
+    """Chunks under the cosine floor that hold nearly all of the query's weighted words; or,
+    when nothing would pass the floor, those just under it that hold most of them (a short
+    "who is in charge of X" embeds far from the list of team leads that names X)."""
     from kb.retrieval.support import query_shares
 
-    under = [item.candidate.chunk_id for item in ordered if not passes_floor(item, floor)][
+    under = [item for item in ordered if not passes_floor(item, floor)][
         : tuning.LEXICAL_FLOOR_CANDIDATES
     ]
-    shares = query_shares(query=query, chunk_ids=under, language=language)
-    return frozenset(c for c, share in shares.items() if share >= tuning.LEXICAL_FLOOR_SHARE)
+    shares = query_shares(
+        query=query, chunk_ids=[item.candidate.chunk_id for item in under], language=language
+    )
+    matched = frozenset(c for c, share in shares.items() if share >= tuning.LEXICAL_FLOOR_SHARE)
+    if matched or any(passes_floor(item, floor) for item in ordered):
+        return matched
+    near = floor - tuning.NEAR_FLOOR_MARGIN
+    return frozenset(
+        item.candidate.chunk_id
+        for item in under
+        if item.cosine is not None
+        and item.cosine >= near
+        and shares.get(item.candidate.chunk_id, 0.0) >= tuning.NEAR_FLOOR_SHARE
+    )
 
 
 def _validate(

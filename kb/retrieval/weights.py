@@ -56,3 +56,8 @@ RUNNER_UP_MIN_SIMILARITY = 0.20
 # for word ("lead time on a slip ring assembly"). Checked among this many best candidates.
 LEXICAL_FLOOR_SHARE = 0.9
 LEXICAL_FLOOR_CANDIDATES = 20
+# When nothing passes the floor, a chunk this close under it (cosine) that holds this share
+# of the query's weighted words passes: a short question embeds far from everything, and its
+# answer is the nearest chunk that holds most of what it names.
+NEAR_FLOOR_MARGIN = 0.05
+NEAR_FLOOR_SHARE = 0.6

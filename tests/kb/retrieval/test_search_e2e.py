@@ -22,6 +22,7 @@ from kb.retrieval import (
 )
 from kb.retrieval.frequencies import document_frequencies, reset_keyword_stats
 from kb.retrieval.sql import Scope
+from kb.retrieval.support import query_shares
 from kb.services import document_ingest
 from kb.words import idf
 from portal.access.models import Project
@@ -328,6 +329,41 @@ def test_a_chunk_holding_the_query_word_for_word_passes_the_floor_when_asked(alp
         word_matches_pass_floor=True,
     )
     assert partly.primary == ()
+
+
+def test_when_nothing_passes_the_floor_a_chunk_just_under_it_holding_most_words_does(alpha, corpus):
+    """A short question embeds far from everything ("who is the lead for the platform
+    team?" and the onboarding table of leads): when nothing passes the floor, a chunk just
+    under it that holds most of the question's weighted words passes; never far under it."""
+    query = "twenty-eight days paid leave for new managers"
+    loose = search(user=corpus["reader"], query=query, min_similarity=0)
+    best = next(hit for hit in loose.primary if hit.slug == "holiday-policy")
+    assert all(hit.cosine <= best.cosine for hit in loose.primary)
+    shares = query_shares(query=query, chunk_ids=[best.chunk_id], language="english")
+    assert 0.6 <= shares[best.chunk_id] < 0.9  # most of its words, not nearly all
+
+    def kept(floor: float) -> list[str]:
+        found = search(
+            user=corpus["reader"], query=query, min_similarity=floor, word_matches_pass_floor=True
+        )
+        return slugs(found.primary)
+
+    assert kept(best.cosine + 0.01) == ["holiday-policy"]
+    assert kept(best.cosine + 0.1) == []  # far under the floor
+    # a question holding few of the chunk's words is not let through just under the floor
+    few = "paid leave for zebra marmalade keepers"
+    closest = max(hit.cosine for hit in search(user=corpus["reader"], query=few).primary)
+    assert (
+        slugs(
+            search(
+                user=corpus["reader"],
+                query=few,
+                min_similarity=closest + 0.01,
+                word_matches_pass_floor=True,
+            ).primary  # fmt: skip
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "dense"])
