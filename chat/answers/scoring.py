@@ -178,21 +178,43 @@ def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
     )
 
 
+# The kinds of document a reader names a record by.
+DOCUMENT_KINDS = words.terms(
+    "procedure procedures policy policies standard standards guide guideline guidelines "
+    "runbook document documents doc docs page process rules handbook manual"
+)
+
+
 def coverage(
     question_terms: frozenset[str],
     weights: dict[str, float],
     own: frozenset[str],
     around: frozenset[str],
+    either: frozenset[str] = frozenset(),
 ) -> float:
     """The IDF-weighted share of the question's subject a unit states (context counts a bit
-    less than its own words)."""
-    whole = sum(weights.get(t, 0.0) for t in question_terms)
-    if whole <= 0:
-        return 0.0
+    less than its own words). The terms of `either` are ways of saying one thing (the
+    relation of "who signs off X": sign, approve, decide): they weigh as their heaviest, and
+    one of them stated states it. The kind of document a question names ("the lockout
+    procedure") counts only where it is stated: a record's title often says another kind."""
     in_unit = words.matching(question_terms, own)
     in_context = words.matching(question_terms - in_unit, around)
-    held = sum(weights.get(t, 0.0) for t in in_unit)
-    held += CONTEXT_SHARE * sum(weights.get(t, 0.0) for t in in_context)
+    question_terms = frozenset(
+        t for t in question_terms if t not in DOCUMENT_KINDS or t in in_unit or t in in_context
+    )
+    alternatives = question_terms & either
+    single = question_terms - alternatives
+    whole = sum(weights.get(t, 0.0) for t in single)
+    heaviest = max((weights.get(t, 0.0) for t in alternatives), default=0.0)
+    whole += heaviest
+    if whole <= 0:
+        return 0.0
+    held = sum(weights.get(t, 0.0) for t in in_unit & single)
+    held += CONTEXT_SHARE * sum(weights.get(t, 0.0) for t in in_context & single)
+    if in_unit & alternatives:
+        held += heaviest
+    elif in_context & alternatives:
+        held += CONTEXT_SHARE * heaviest
     return held / whole
 
 
@@ -462,7 +484,9 @@ def score_unit(
         source=source,
         unit=unit,
         score=score,
-        coverage=coverage(current, subject_weights or weights, own, around),
+        coverage=coverage(
+            current, subject_weights or weights, own, around, either=question.relation
+        ),
         shared=len(shared | shared_earlier),
         values=found,
     )

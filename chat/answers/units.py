@@ -176,6 +176,8 @@ def split_units(
         context = (lead_text or around) if kind != "sentence" else ""
         match = f"{label}: {body}" if kind == "row" and label else body
         for title in linked_titles:
+            if kind == "row" and body.startswith(title):
+                continue  # a row's first cell says what the row is about
             match = match.replace(title, " ")
         if kind == "sentence":
             if groups["open"]:

@@ -1338,3 +1338,40 @@ def test_what_is_x_is_answered_by_the_sentence_that_says_what_x_is():
                canonical_type="standard", canonical_status="accepted")  # fmt: skip
     listed = compose(_brief("what are our ccps", plan))
     assert "Baking" in listed.split("[")[0], listed
+
+
+def test_a_table_row_about_a_linked_document_is_about_that_document():
+    # "the outage postmortem" linked from a sentence does not make it about the outage; the
+    # first cell of a row (what the row is about) does
+    whos_who = hit(1, "# Who's who\n\n## Who owns which document\n\n| Document | Owner | Approver |\n"
+                   "|---|---|---|\n| [[machine-guarding-and-lockout]] (MS-03) | Karen Doyle | "
+                   "David Okafor |\n| [[metal-detection]] (QP-05) | Sian Morgan | Ruth Kellerman |\n",
+                   title="Who's who")  # fmt: skip
+    brief = build_brief(
+        question=read_question("who signs off the lockout procedure?"),
+        sources=number_sources(result([whos_who])),
+        link_titles={
+            "machine-guarding-and-lockout": "Machine guarding, interlocks and lockout",
+            "metal-detection": "Metal detection verification",
+        },
+    )
+    assert brief.answerable, brief.refusal
+    assert "David Okafor" in compose(brief) and "Ruth Kellerman" not in compose(brief)
+
+
+def test_coverage_counts_ways_of_saying_one_relation_once_and_a_document_kind_where_stated():
+    from chat.answers.scoring import coverage
+
+    weights = {"lockout": 2.0, "procedure": 1.0, "sign": 1.0, "approv": 1.0, "decid": 1.0}
+    asked = frozenset(weights)
+    relation = frozenset({"sign", "approv", "decid"})
+    row = frozenset({"lockout", "approver"})
+    # "Approver" says the relation: one of its ways is enough; "procedure" is not required
+    assert coverage(asked, weights, row, frozenset(), either=relation) == 1.0
+    # ...and without the relation the row states the subject, not what is asked of it
+    assert coverage(asked, weights, frozenset({"lockout"}), frozenset(), either=relation) == 2 / 3
+    # a unit that says "procedure" counts it
+    stated = frozenset({"lockout", "procedure"})
+    assert coverage(asked, weights, stated, frozenset(), either=relation) == 3 / 4
+    # without alternatives each term weighs on its own
+    assert coverage(asked, weights, row, frozenset()) == 3 / 5
