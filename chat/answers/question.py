@@ -254,6 +254,7 @@ class Question:
     # the verb that relates the asked person or date to the subject ("who leads field ops",
     # "when did the rule kick in"): documents say it other ways (Head of, Effective)
     relation: frozenset[str] = frozenset()
+    decides: bool = False  # ...and that relation is deciding ("who signed off X")
     # the measured values the question states itself ("still down after 2 hrs", "over
     # GBP 500"): a unit stating the same value is about the case it asks of
     stated: tuple[values.Value, ...] = ()
@@ -554,5 +555,6 @@ def read_question(text: str) -> Question:
         superlative=_superlative(text),
         asks_year=bool(_YEAR_Q.search(text)),
         relation=relation,
+        decides=_deciding(relation),
         stated=tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
     )

@@ -53,6 +53,9 @@ VALUE_MATCH = {  # the unit carries the kind of value asked for
 VALUE_MISSING = -0.1  # asked for a value, the unit has none
 ROLE_ONLY = 0.0  # a who-question's unit naming only a role ("the line manager") answers it,
 # but earns nothing over one that names nobody: a name answers it better
+# a who-question's person named with a role whose words the question names ("who runs the
+# Tenterfield site" - "Site manager: Priya Natarajan")
+ROLE_ASKED = 0.4
 DETACHED_VALUE = 0.4  # share of the bonus for a value in a clause that names nothing asked
 COUNT_MATCH = 0.8  # "6 nodes" for "how many nodes": the direct answer
 LABEL_MATCH = 0.3  # an item labelled with the question's word defines what it asks about
@@ -375,6 +378,8 @@ def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Seq
         bonus = VALUE_MATCH[kind] * (1.0 if attached(question, unit, found) else DETACHED_VALUE)
         if kind == PERSON and all(vals.is_role(v) for v in found):
             bonus *= ROLE_ONLY  # "the line manager" answers who, a name answers it better
+        if kind == PERSON and _names_role_asked(question, unit, found):
+            bonus += ROLE_ASKED
         return bonus
     if kind == REASON:
         bonus = REASON_WORDS if _REASON.search(unit.text) else 0.0
@@ -400,6 +405,21 @@ def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Seq
     return 0.0
 
 
+def _names_role_asked(question: Question, unit: Unit, found: Sequence[vals.Value]) -> bool:
+    """A person named with a role the question names ("who runs the Tenterfield site?":
+    "Site manager: Priya Natarajan"; not "technical manager: Jo Whitfield at Tenterfield")."""
+    if not any(vals.is_person_like(v) and not vals.is_role(v) for v in found):
+        return False
+    subject = question.terms - question.relation
+    if words.matching(subject, unit_terms(unit)) != subject:
+        return False  # the site manager of another site
+    for role in vals.roles_in(unit.text):
+        qualifiers = words.terms(role.text) - words.terms(vals.role_noun(role))
+        if qualifiers and words.matching(qualifiers, question.terms) == qualifiers:
+            return True
+    return False
+
+
 def _identifier_bonus(identifiers: Sequence[str], text: str, around: str, kind: str) -> float:
     if not identifiers:
         return 0.0
@@ -410,6 +430,15 @@ def _identifier_bonus(identifiers: Sequence[str], text: str, around: str, kind: 
     if any(i in text for i in identifiers):
         return IDENTIFIER_IN
     return IDENTIFIER_AROUND if any(i in around for i in identifiers) else 0.0
+
+
+def _role_said(question: Question, unit: Unit) -> frozenset[str]:
+    """ "Who runs X", "who looks after X": a unit naming a role (the site manager, the Head
+    of Integration) says the relation the question's verb asks, in other words. Not who
+    decided: a role is no approval."""
+    if question.kind != PERSON or not question.relation or question.decides:
+        return frozenset()
+    return question.relation if vals.roles_in(unit.text) else frozenset()
 
 
 def score_unit(
@@ -485,7 +514,11 @@ def score_unit(
         unit=unit,
         score=score,
         coverage=coverage(
-            current, subject_weights or weights, own, around, either=question.relation
+            current,
+            subject_weights or weights,
+            own | _role_said(question, unit),
+            around,
+            either=question.relation,
         ),
         shared=len(shared | shared_earlier),
         values=found,

@@ -441,6 +441,12 @@ def roles(text: str) -> list[str]:
     return list(dict.fromkeys(value.text for value in roles_in(text)))
 
 
+def role_noun(value: Value) -> str:
+    """The noun of a role ("manager" of "Site manager", "head" of "Head of Integration")."""
+    match = _ROLE_RE.search(value.text)
+    return match.group(2) if match else ""
+
+
 def is_role(value: Value) -> bool:
     return value.kind == NAME and bool(_ROLE_RE.fullmatch(value.text))
 

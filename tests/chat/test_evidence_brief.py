@@ -1375,3 +1375,19 @@ def test_coverage_counts_ways_of_saying_one_relation_once_and_a_document_kind_wh
     assert coverage(asked, weights, stated, frozenset(), either=relation) == 3 / 4
     # without alternatives each term weighs on its own
     assert coverage(asked, weights, row, frozenset()) == 3 / 5
+
+
+def test_who_runs_a_row_is_answered_from_the_column_naming_the_role():
+    sites = hit(1, "# Who's who\n\n## Sites\n\n| Site | What it makes | Site manager |\n|---|---|---|\n"
+                "| Hollin Bridge Bakery | Bread, rolls | Gareth Pryce |\n| Tenterfield Bakery | "
+                "Muffins, traybakes | Priya Natarajan |\n", title="Who's who")  # fmt: skip
+    mes = hit(2, "# Moving to the cloud MES\n\nHollin Bridge and Tenterfield sites were still on "
+              "LineLog, which has one contract developer.\n", title="Moving to the cloud MES")  # fmt: skip
+    text = compose(_brief("who runs the tenterfield site?", mes, sites))
+    assert text.startswith("Tenterfield Bakery") and "Priya Natarajan" in text, text
+    # a person in another role at the site is not who runs it
+    managers = hit(3, "# Technical managers\n\nEach site has its own technical manager: Aled "
+                   "Hughes at Hollin Bridge and Jo Whitfield at the Tenterfield site.\n",
+                   title="Technical managers")  # fmt: skip
+    text = compose(_brief("who runs the tenterfield site?", managers, mes, sites))
+    assert text.startswith("Tenterfield Bakery") and "Gareth Pryce" not in text, text
