@@ -433,12 +433,13 @@ def _identifier_bonus(identifiers: Sequence[str], text: str, around: str, kind: 
 
 
 def _role_said(question: Question, unit: Unit) -> frozenset[str]:
-    """ "Who runs X", "who looks after X": a unit naming a role (the site manager, the Head
-    of Integration) says the relation the question's verb asks, in other words. Not who
-    decided: a role is no approval."""
-    if question.kind != PERSON or not question.relation or question.decides:
+    """ "Who runs X", "who looks after X", "who is the boss of X": a unit naming a role (the
+    site manager, the Head of Integration) says the relation the question's verb or role
+    noun asks, in other words. Not who decided: a role is no approval."""
+    if question.kind != PERSON or not vals.roles_in(unit.text):
         return frozenset()
-    return question.relation if vals.roles_in(unit.text) else frozenset()
+    relation = question.relation if not question.decides else frozenset()
+    return relation | (question.terms & vals.ROLE_NOUNS)
 
 
 def score_unit(

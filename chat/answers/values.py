@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from chat.answers import history
-from kb.words import STOPWORDS, unit_symbol
+from kb.words import STOPWORDS, terms, unit_symbol
 
 # What a question may ask for, and what a unit may carry.
 DURATION = "duration"
@@ -407,9 +407,14 @@ def is_frequency(value: Value, text: str) -> bool:
 
 # A role someone holds ("the site manager", "the HSE Manager", "Head of Field Operations"):
 # it answers a who-question, and a who-question answered by a role asks next for the person.
+_ROLE_NOUNS = (
+    "manager|officer|director|head|lead|supervisor|owner|coordinator|controller|administrator|"
+    "chair|commander|engineer|technician|boss|chief"
+)
+# the role nouns, as terms ("who is the boss of X": a document names the head of X)
+ROLE_NOUNS = terms(_ROLE_NOUNS.replace("|", " "))
 _ROLE_RE = re.compile(
-    r"((?:(?<![\w'’])[\w&-]+\s+){0,3})\b((?i:manager|officer|director|head|lead|supervisor|owner|"
-    r"coordinator|controller|administrator|chair|commander|engineer|technician))s?\b"
+    rf"((?:(?<![\w'’])[\w&-]+\s+){{0,3}})\b((?i:{_ROLE_NOUNS}))s?\b"
     r"((?:\s+of\s+(?:the\s+)?[A-Z][\w&-]*(?:\s+(?:&\s+)?[A-Z][\w&-]*)*)?)"
 )
 # the words a role's qualifiers stop at ("by both the | site manager"): the stop words, and

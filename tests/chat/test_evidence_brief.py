@@ -1391,3 +1391,13 @@ def test_who_runs_a_row_is_answered_from_the_column_naming_the_role():
                    title="Technical managers")  # fmt: skip
     text = compose(_brief("who runs the tenterfield site?", managers, mes, sites))
     assert text.startswith("Tenterfield Bakery") and "Gareth Pryce" not in text, text
+
+
+def test_a_role_the_question_names_is_said_by_the_role_a_document_names():
+    standard = hit(1, "# Availability\n\nOwner: Ingrid Solberg, Head of Field Operations.\n\n"
+                   "Figures are produced monthly by the field operations planning team.\n",
+                   title="Turbine availability")  # fmt: skip
+    text = compose(_brief("who is the boss of field operations?", standard))
+    assert "Ingrid Solberg" in text, text
+    # a question about another team is not answered by a role of this one
+    assert not _brief("who is the boss of the finance team?", standard).answerable
