@@ -24,7 +24,7 @@ from chat.answers.evidence import (
     build_brief,
     earlier_subject,
 )
-from chat.answers.question import Question, own_names, read_question
+from chat.answers.question import Question, own_names, read_question, restated
 from chat.answers.units import opens_inside_a_list
 from chat.citations import (
     CitationCheck,
@@ -667,12 +667,13 @@ def message_stream(
     state = conversation_state(conversation)
     follows = state.carries_into(asked)
     previous = state.previous_question if follows else ""
-    if follows and asked.elliptical:
-        # "and at Carn Dubh?" asks the previous question again, of something else
-        asked = read_question(f"{previous} {question}")
     # A follow-up ("and who made the call?") is searched with the subject of the turn before
     # it, and the documents that turn cited are boosted like @mentions.
     retrieval_question = f"{previous} {question}" if previous else question
+    if follows and asked.elliptical:
+        # "and at Carn Dubh?" asks the previous question again, of something else
+        retrieval_question = restated(previous, question)
+        asked = read_question(retrieval_question)
     # A follow-up of a follow-up keeps the subject of the turns it leaned on ("which MES are we
     # on?" -> "when did it go live?" -> "and who made the call?"), at most SUBJECT_TURNS.
     subject_questions = [*state.subject_questions, question] if follows else [question]

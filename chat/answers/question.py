@@ -413,6 +413,26 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _shape(name: str) -> str:
+    if name[:1].isdigit():
+        return "number"
+    return "code" if re.search(r"\d", name) else "name"
+
+
+def restated(previous: str, follow_up: str) -> str:
+    """An elliptical follow-up read as the question before it, of what it names instead:
+    "what is the RTO for tier 1 systems?" then "and for tier 2?" asks the RTO of tier 2, not
+    of tiers 1 and 2. The earlier question's one name of the shape the follow-up names (a
+    number, a code, a name) is left out; of two, neither (which one is replaced is unsaid)."""
+    earlier = _names(previous)
+    for shape in {_shape(name) for name in _names(follow_up)}:
+        alike = [name for name in earlier if _shape(name) == shape]
+        if len(alike) == 1:
+            previous = re.sub(rf"(?<![\w.-]){re.escape(alike[0])}(?![\w-])", "", previous, count=1)
+    previous = re.sub(r"\s+([?.,!])", r"\1", re.sub(r"\s{2,}", " ", previous)).strip()
+    return f"{previous} {follow_up}"
+
+
 MOST = "most"
 LEAST = "least"
 _MOST = re.compile(r"\b(?:best|highest|most|top|largest|biggest|greatest|longest|fastest)\b", re.I)

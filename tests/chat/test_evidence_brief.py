@@ -1401,3 +1401,30 @@ def test_a_role_the_question_names_is_said_by_the_role_a_document_names():
     assert "Ingrid Solberg" in text, text
     # a question about another team is not answered by a role of this one
     assert not _brief("who is the boss of the finance team?", standard).answerable
+
+
+def test_an_elliptical_follow_up_asks_the_question_before_of_what_it_names_instead():
+    from chat.answers.question import restated
+
+    assert restated("what is the RTO for tier 1 systems?", "and for tier 2?") == (
+        "what is the RTO for tier systems? and for tier 2?"
+    )
+    assert restated("who was incident commander for the Sollia outage?", "and at Carn Dubh?") == (
+        "who was incident commander for the outage? and at Carn Dubh?"
+    )
+    # of two names it cannot tell which one is replaced: both stay
+    assert restated("when did Hollin Bridge go live on Fabrica?", "and Tenterfield?") == (
+        "when did Hollin Bridge go live on Fabrica? and Tenterfield?"
+    )
+    # a follow-up naming nothing replaces nothing
+    assert restated("what is the RTO for tier 1?", "and for the others?") == (
+        "what is the RTO for tier 1? and for the others?"
+    )
+    # ...one naming another thing of the kind replaces it ("the RPO" for "the RTO")
+    assert "RTO" not in restated("what is the RTO for tier 1?", "and the RPO?")
+    tiers = hit(1, "# Backups\n\n| Tier | Systems | RTO |\n|---|---|---|\n| Tier 1 | EPR, LIS | "
+                "4 hours |\n| Tier 2 | Portal, email | 24 hours |\n", title="Backup standard")  # fmt: skip
+    text = compose(
+        _brief(restated("what is the RTO for tier 1 systems?", "and for tier 2?"), tiers)
+    )
+    assert text.startswith("Tier 2"), text
