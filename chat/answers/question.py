@@ -48,7 +48,7 @@ _REASON_Q = re.compile(
 _HOWTO_Q = re.compile(
     r"^\s*(?:and\s+)?(?:how (?:do|can|should|would|must) (?:i|we|you|one)|how to)\b|"
     r"\b(?:steps|procedure|command|commands)\b|"
-    r"\bwhat (?:do|should|must|can) (?:i|we|you|one) do\b|\bwhat (?:now|next)\s*\??\s*$",
+    r"\bwhat (?:do|does|should|must|can) (?:[\w'’-]+\s+){1,4}do\b|\bwhat (?:now|next)\s*\??\s*$",
     re.I,
 )
 _NAMED_PROCEDURE = re.compile(r"\b(?:procedure|command|commands)\b", re.I)

@@ -252,6 +252,9 @@ def test_reading_questions():
     # naming a procedure does not make a which-question a how-to
     assert read_question("which revision of the LOTO procedure is current").kind == "which"
     assert read_question("what is the procedure for a failed check?").kind == "howto"
+    # what someone does (not only "what do I do") asks how to
+    assert read_question("what do wards do when the EPR is down?").kind == "howto"
+    assert read_question("what should the line lead do after a glass breakage").kind == "howto"
     # a question typed like a search names what it asks for first
     assert read_question("ups runtime in the data centres?").kind == "duration"
     assert read_question("shelf life of the rye flour").kind == "duration"
