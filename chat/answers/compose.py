@@ -163,8 +163,13 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
         return [_cite(f"{body}{_as_history(lead.source.hit, later)}", lead.source.n)]
     opening = "No: " if brief.question.kind == "yesno" else ""
     verb = "replaced" if status == "superseded" else "replaces"
+    now = brief.current
+    now_unit = _best_unit_of(brief, now.document_id) if now is not None else None
+    # ...and what replaced that in turn, up to the record in force now
+    then = f", which {now.title} replaced in turn" if now is not None else ""
+    numbers = [successor.source.n, *([now_unit.source.n] if now_unit else [])]
     return [
-        _cite(f"{opening}{title} is {status}; {replaced.title} {verb} it", successor.source.n),
+        _cites(f"{opening}{title} is {status}; {replaced.title} {verb} it{then}", numbers),
         _cite(_quote(successor), successor.source.n),
         _cite(f"{title} is {status} and kept for the record", lead.source.n),
     ]

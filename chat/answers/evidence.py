@@ -166,6 +166,8 @@ class EvidenceBrief:
     disagreements: tuple[Disagreement, ...] = ()
     chain: tuple[SupersedeLink, ...] = ()
     replaced_by: DocumentRef | None = None  # the lead's document was superseded by this one
+    # ...which was superseded in turn: the record at the end of the chain (None: it is current)
+    current: DocumentRef | None = None
     predecessor: DocumentRef | None = None  # asked about the past: what the lead replaced
     # asked about a date ("in March 2024"): the record of the chain in force then, and the
     # one that replaced it (None: still in force)
@@ -750,6 +752,24 @@ def _from_predecessor(
     return _best_of(target, question, ranked) or lead
 
 
+def _still_on(
+    question: Question,
+    lead: Scored,
+    ranked: Sequence[Scored],
+    links: Sequence[SupersedeLink],
+    weights: dict[str, float],
+) -> Scored:
+    """For "are we still on X?": when X's record (the record of a chain whose title states
+    the question) was replaced, its best unit leads, so the answer says what replaced it and
+    since when; not the successor's sentences that talk about X."""
+    if question.kind != YESNO:
+        return lead  # ("how do I see the resets today?" asks nothing of a record)
+    named = _named_record(question, lead, links, weights)
+    if named == lead.document_id or all(link.older.document_id != named for link in links):
+        return lead
+    return _best_of(named, question, ranked) or lead
+
+
 def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored]) -> Scored:
     """For "which vendor scored best?": of the rows of the lead's table (or of the best table
     among the candidates), the one with the highest (lowest) number in the column the question
@@ -1315,6 +1335,8 @@ def build_brief(
         lead = _best_of(in_force.document_id, question, answering) or lead
     elif question.asks_past:
         lead = _from_predecessor(question, lead, answering, links, weights)
+    elif question.asks_current:
+        lead = _still_on(question, lead, answering, links, weights)
     lead = _superlative_row(question, lead, answering)
     durations = _measured_and_targets(question, answering) if question.compares else None
     compared = _compared(question, answering, durations) if durations is not None else None
@@ -1406,14 +1428,21 @@ def build_brief(
     if durations is not None and compared is None:
         # "did we make the SLA on the February outage?": the SLA is looked for next
         unstated = _target_query(question, answering, durations) or unstated
-    chain = tuple(
-        link
-        for link in links
-        if lead.document_id in (link.older.document_id, link.newer.document_id)
-    )
+    # the whole chain the lead's record is in (BridgeWay -> Tessellate -> Larkspur)
+    connected = {ref.document_id for ref in _chain_of(lead.document_id, links)}
+    chain = tuple(link for link in links if link.older.document_id in connected)
     replaced_by = next(
         (link.newer for link in chain if link.older.document_id == lead.document_id), None
     )
+    current, seen = replaced_by, {lead.document_id}
+    while current is not None and current.document_id not in seen:
+        seen.add(current.document_id)
+        later = next(
+            (link.newer for link in chain if link.older.document_id == current.document_id), None
+        )
+        if later is None or later.document_id in seen:
+            break
+        current = later
     predecessor = None
     if question.asks_past:
         predecessor = next(
@@ -1431,6 +1460,7 @@ def build_brief(
         ),
         chain=chain,
         replaced_by=replaced_by,
+        current=current if current != replaced_by else None,
         predecessor=predecessor,
         in_force=in_force,
         in_force_next=in_force_next,

@@ -1431,3 +1431,49 @@ def test_an_elliptical_follow_up_asks_the_question_before_of_what_it_names_inste
         _brief(restated("what is the RTO for tier 1 systems?", "and for tier 2?"), tiers)
     )
     assert text.startswith("Tier 2"), text
+
+
+def test_still_on_a_replaced_system_is_answered_from_its_chain_when_its_successor_talks_of_it():
+    import datetime as dt
+
+    old = hit(1, "# Tessellate Interface Engine replaces BridgeWay\n\nWe move the interfaces to "
+              "Tessellate 7 in 2019.\n", title="Tessellate Interface Engine replaces BridgeWay",
+              canonical_type="decision", canonical_status="superseded", document_id=31)  # fmt: skip
+    new = hit(2, "# Larkspur Integration Hub as our interface engine\n\n## The problem\n\n"
+              "Tessellate's version 8 is sold only as a service hosted by the vendor. Tessellate 7 "
+              "reaches end of support on 31 March 2026.\n\n## Decision\n\nWe move every "
+              "interface to the Larkspur Integration Hub.\n",
+              title="Larkspur Integration Hub as our interface engine",
+              canonical_type="decision", canonical_status="accepted", document_id=32)  # fmt: skip
+    link = supersede_link(
+        (31, "Tessellate Interface Engine replaces BridgeWay", dt.date(2019, 5, 1)),
+        (32, "Larkspur Integration Hub as our interface engine", dt.date(2025, 10, 13)),
+    )
+    text = compose(_brief("do we still use tessellate?", new, old, links=[link]))
+    assert text.startswith("No: Tessellate Interface Engine replaces BridgeWay is superseded; "
+                           "Larkspur Integration Hub as our interface engine replaced it"), text  # fmt: skip
+
+
+def test_a_replaced_record_whose_successor_was_replaced_too_names_the_record_in_force():
+    import datetime as dt
+
+    first = hit(1, "# BridgeWay Integrator\n\nWe buy BridgeWay Integrator as our interface engine.\n",
+                title="BridgeWay Integrator", canonical_type="decision",
+                canonical_status="superseded", document_id=41)  # fmt: skip
+    second = hit(2, "# Tessellate replaces BridgeWay\n\nWe move the interfaces to Tessellate 7.\n",
+                 title="Tessellate replaces BridgeWay", canonical_type="decision",
+                 canonical_status="superseded", document_id=42)  # fmt: skip
+    third = hit(3, "# Larkspur Integration Hub\n\nWe move every interface to Larkspur.\n",
+                title="Larkspur Integration Hub", canonical_type="decision",
+                canonical_status="accepted", document_id=43)  # fmt: skip
+    links = [
+        supersede_link((41, "BridgeWay Integrator", dt.date(2014, 1, 1)),
+                       (42, "Tessellate replaces BridgeWay", dt.date(2019, 5, 1))),
+        supersede_link((42, "Tessellate replaces BridgeWay", dt.date(2019, 5, 1)),
+                       (43, "Larkspur Integration Hub", dt.date(2025, 10, 13))),
+    ]  # fmt: skip
+    text = compose(_brief("are we still on bridgeway?", first, second, third, links=links))
+    assert text.startswith(
+        "No: BridgeWay Integrator is superseded; Tessellate replaces BridgeWay replaced it, "
+        "which Larkspur Integration Hub replaced in turn [2][3]."
+    ), text
