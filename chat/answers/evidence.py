@@ -1476,8 +1476,9 @@ def _about_rejected(
     question: Question, ranked: Sequence[Scored], subject: dict[str, float]
 ) -> frozenset[int]:
     """The rejected approaches a question is about ("why did we reject X?", "why can't we run
-    X on TF1?"): the title states the question's subject or the question names its name or
-    code. Only these answer it; one merely close in meaning is warned about."""
+    X on TF1?", "is WhatsApp allowed for patient info?"): the title or the curated summary
+    states the question's subject, or the question names its name or code. Only these answer
+    it; one merely close in meaning is warned about."""
     return frozenset(
         s.document_id
         for s in ranked
@@ -1485,6 +1486,8 @@ def _about_rejected(
         and (
             _names_rejected(s.source.hit.title, question.terms)
             or coverage(question.terms, subject, words.terms(s.source.hit.title), frozenset())
+            >= MIN_COVERAGE
+            or coverage(question.terms, subject, words.terms(s.source.hit.summary), frozenset())
             >= MIN_COVERAGE
         )
     )

@@ -1477,3 +1477,21 @@ def test_a_replaced_record_whose_successor_was_replaced_too_names_the_record_in_
         "No: BridgeWay Integrator is superseded; Tessellate replaces BridgeWay replaced it, "
         "which Larkspur Integration Hub replaced in turn [2][3]."
     ), text
+
+
+def test_a_rejected_approach_answers_a_question_its_summary_states():
+    rejected = hit(1, "# Consumer messaging apps for clinical communication - not approved\n\n"
+                   "## Rules that followed\n\nPatient-identifiable information must never be put "
+                   "into a consumer messaging app, text message or personal email.\n",
+                   title="Consumer messaging apps for clinical communication - not approved",
+                   summary="Why consumer messaging apps (WhatsApp-style group chats) were "
+                   "rejected for sharing patient information in 2023.",
+                   canonical_type="rejected-approach", canonical_status="accepted")  # fmt: skip
+    passwords = hit(2, "# Privileged access\n\nNever share a password. If a password has been "
+                    "shared, report it to Information Security.\n", title="Privileged access",
+                    canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    sources = number_sources(result([passwords], rejected=[rejected]))
+    brief = build_brief(
+        question=read_question("is whatsapp allowed for sharing patient info?"), sources=sources
+    )
+    assert compose(brief).startswith("Patient-identifiable information must never"), compose(brief)
