@@ -168,9 +168,11 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     # ...and what replaced that in turn, up to the record in force now
     then = f", which {now.title} replaced in turn" if now is not None else ""
     numbers = [successor.source.n, *([now_unit.source.n] if now_unit else [])]
+    # the record in force says what holds now; a record between, replaced too, is history
+    quoted = now_unit or successor
     return [
         _cites(f"{opening}{title} is {status}; {replaced.title} {verb} it{then}", numbers),
-        _cite(_quote(successor), successor.source.n),
+        _said(quoted),
         _cite(f"{title} is {status} and kept for the record", lead.source.n),
     ]
 

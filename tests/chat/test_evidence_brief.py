@@ -1477,6 +1477,10 @@ def test_a_replaced_record_whose_successor_was_replaced_too_names_the_record_in_
         "No: BridgeWay Integrator is superseded; Tessellate replaces BridgeWay replaced it, "
         "which Larkspur Integration Hub replaced in turn [2][3]."
     ), text
+    # the record in force is quoted, not the one between (never a stale value as current)
+    assert "We move every interface to Larkspur [3]." in text, text
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        assert "[2]" not in sentence or re.search(r"superseded|replaced", sentence), text
 
 
 def test_a_rejected_approach_answers_a_question_its_summary_states():
