@@ -729,7 +729,7 @@ def _moved_off(
     return left
 
 
-def _from_predecessor(
+def _from_chain(
     question: Question,
     lead: Scored,
     ranked: Sequence[Scored],
@@ -738,9 +738,18 @@ def _from_predecessor(
 ) -> Scored:
     """For "what did we use before X?": the best unit of the record X replaced (the first
     record of the chain for "the original ..."), when it is among the sources. X is the
-    record of the chain whose title says most of the question, else the lead's."""
-    older = {link.newer.document_id: link.older.document_id for link in links}
+    record of the chain whose title says most of the question, else the lead's.
+    For "are we still on X?" (a yes/no question about now): when X's record was replaced,
+    its best unit leads, so the answer says what replaced it and since when; not the
+    successor's sentences that talk about X ("how do I see the resets today?" asks nothing
+    of a record)."""
     subject = _named_record(question, lead, links, weights)
+    if question.asks_current and not question.asks_past:
+        replaced = any(link.older.document_id == subject for link in links)
+        if question.kind != YESNO or subject == lead.document_id or not replaced:
+            return lead
+        return _best_of(subject, question, ranked) or lead
+    older = {link.newer.document_id: link.older.document_id for link in links}
     target = older.get(subject)
     if target is None:
         return lead
@@ -750,24 +759,6 @@ def _from_predecessor(
             seen.add(target)
             target = older[target]
     return _best_of(target, question, ranked) or lead
-
-
-def _still_on(
-    question: Question,
-    lead: Scored,
-    ranked: Sequence[Scored],
-    links: Sequence[SupersedeLink],
-    weights: dict[str, float],
-) -> Scored:
-    """For "are we still on X?": when X's record (the record of a chain whose title states
-    the question) was replaced, its best unit leads, so the answer says what replaced it and
-    since when; not the successor's sentences that talk about X."""
-    if question.kind != YESNO:
-        return lead  # ("how do I see the resets today?" asks nothing of a record)
-    named = _named_record(question, lead, links, weights)
-    if named == lead.document_id or all(link.older.document_id != named for link in links):
-        return lead
-    return _best_of(named, question, ranked) or lead
 
 
 def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored]) -> Scored:
@@ -1333,10 +1324,8 @@ def build_brief(
     in_force, in_force_next = _in_force(question, lead, links, weights)
     if in_force is not None:
         lead = _best_of(in_force.document_id, question, answering) or lead
-    elif question.asks_past:
-        lead = _from_predecessor(question, lead, answering, links, weights)
-    elif question.asks_current:
-        lead = _still_on(question, lead, answering, links, weights)
+    elif question.asks_past or question.asks_current:
+        lead = _from_chain(question, lead, answering, links, weights)
     lead = _superlative_row(question, lead, answering)
     durations = _measured_and_targets(question, answering) if question.compares else None
     compared = _compared(question, answering, durations) if durations is not None else None
