@@ -981,8 +981,8 @@ def _second_hop(
             continue  # a note does not complete a record's answer (it may disagree with it)
         own, around = unit_terms(other.unit), context_terms(other.source, other.unit)
         share = coverage(missing, weights, own, around)
-        if share < MIN_SECOND_HOP:
-            continue
+        if share < MIN_SECOND_HOP or not words.matching(missing, own):
+            continue  # it states something left out itself, not only its document's summary
         bridged = words.matching(bridge, own)
         if not bridged and not bears_on(question, other):
             continue

@@ -1499,3 +1499,20 @@ def test_a_rejected_approach_answers_a_question_its_summary_states():
         question=read_question("is whatsapp allowed for sharing patient info?"), sources=sources
     )
     assert compose(brief).startswith("Patient-identifiable information must never"), compose(brief)
+
+
+def test_a_second_hop_states_what_is_left_out_itself_not_only_its_documents_summary():
+    standard = hit(1, "# Standard: Logging\n\nEvery service logs JSON lines to stdout; the logs go "
+                   "to OpenSearch.\n\n## Required fields\n\n| Field | Example | Notes |\n|---|---|---|\n"
+                   "| ts | 2024-05-01T10:00:00Z | UTC |\n| level | info | see §3 |\n| service | "
+                   "tracking-api | |\n", title="Standard: Logging", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    webhooks = hit(2, "# Carrier webhooks\n\n## Per-carrier details\n\n| Carrier | Format | Their "
+                   "retry policy |\n|---|---|---|\n| FedEx | JSON | 3 retries over 15 min |\n",
+                   title="Integration: Carrier tracking webhooks",
+                   summary="What each carrier's webhook must include and how we verify it.",
+                   canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    # "include" is left unstated by the list of fields; the webhook row says nothing of it
+    # (only its document's summary does), and its "3 retries" shares only a number with "§3"
+    brief = _brief("what fields do our service logs have to include?", standard, webhooks)
+    assert all(s.source.hit.document_id != 20 for s in brief.support), brief.as_text()
