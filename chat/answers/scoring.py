@@ -561,7 +561,8 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
 def names_in(names: Sequence[str], text: str) -> frozenset[str]:
     """The names and codes of `names` the text states (a name inside an identifier such as
     NTF_SMS_DAILY_CAP counts; a code with or without its hyphen: sf2, sf-2 and SF-2 name the
-    same freezer); a year, a nationality adjective or a month counts as stated."""
+    same freezer; an identifier the question names whole, INGEST_DEDUPE_FAIL_OPEN, counts where
+    it is written); a year, a nationality adjective or a month counts as stated."""
     around = words.fold(text.lower()).replace("_", " ")
     found: set[str] = set()
     for name in names:
@@ -569,7 +570,7 @@ def names_in(names: Sequence[str], text: str) -> frozenset[str]:
             part = re.sub(r"(?<=\d)s$|'s$|’s$", "", part.strip(".,;:!?()\"'"))
             if len(part) < 2 or _YEAR.match(part) or _DEMONYM.match(part):
                 continue
-            part = words.fold(part.lower())
+            part = words.fold(part.lower()).replace("_", " ")  # as the text is read
             code = re.fullmatch(r"([a-z]+)[-\s]?(\d+)", part)
             pattern = rf"{code.group(1)}[-\s]?{code.group(2)}" if code else re.escape(part)
             if not re.search(rf"(?<![\w]){pattern}(?![\w])", around):

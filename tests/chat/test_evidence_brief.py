@@ -1516,3 +1516,21 @@ def test_a_second_hop_states_what_is_left_out_itself_not_only_its_documents_summ
     # (only its document's summary does), and its "3 retries" shares only a number with "§3"
     brief = _brief("what fields do our service logs have to include?", standard, webhooks)
     assert all(s.source.hit.document_id != 20 for s in brief.support), brief.as_text()
+
+
+def test_a_setting_the_question_names_by_its_identifier_is_found_in_a_table_row():
+    # the question names the setting as written (underscores and all); the table states it
+    # in a code span. It was refused: the name was looked for with its underscores, the
+    # text without them
+    module = hit(1, """# Module: Tracking ingest pipeline
+
+## Key configuration
+
+| Variable | Default | Meaning |
+|----------|---------|---------|
+| `INGEST_MAX_BATCH` | `500` | events per batch |
+| `INGEST_DEDUPE_FAIL_OPEN` | `false` | skip dedupe if Redis is down (emergency only) |
+""", title="Module: Tracking ingest pipeline", slug="mod-tracking-ingest")  # fmt: skip
+    brief = _brief("What does the setting INGEST_DEDUPE_FAIL_OPEN do?", module)
+    assert brief.answerable, brief.refusal
+    assert "skip dedupe if Redis is down" in compose(brief)
