@@ -24,7 +24,7 @@ from chat.answers.evidence import (
     build_brief,
     earlier_subject,
 )
-from chat.answers.question import Question, own_names, read_question, restated
+from chat.answers.question import REASON, Question, own_names, read_question, restated
 from chat.answers.units import opens_inside_a_list
 from chat.citations import (
     CitationCheck,
@@ -328,10 +328,12 @@ def _widened(
     query: str,
     sources: tuple[PromptSource, ...],
     runner_up: tuple[SearchHit, ...],
+    asks_why: bool = False,
 ) -> tuple[PromptSource, ...]:
     """A retrieval's sources with the passages an answer needs around them (the same for the
     first retrieval and the second): the documents' other retrieved chunks, the first
-    document whole when short, the neighbours of the best chunks, a table's first rows."""
+    document whole when short, the neighbours of the best chunks, a table's first rows; for
+    a why-question, the first rejected approach found, whole."""
     from kb.retrieval import neighbour_hits, short_document_hits, worded_chunk_hits
 
     # the other retrieved chunks of the documents found (the per-document cap moved them
@@ -345,16 +347,30 @@ def _widened(
     # the documents found first, read whole when they are short (a postmortem's duration
     # table sits in a section of its own, away from the chunk that matched best)
     first = list(dict.fromkeys(s.hit.document_id for s in sources if s.block == "context"))
+    first = first[:SHORT_DOCUMENTS_READ]
     sources = add_sources(
         sources,
         short_document_hits(
-            user=user,
-            query=query,
-            document_ids=first[:SHORT_DOCUMENTS_READ],
-            max_chunks=SHORT_DOCUMENT_CHUNKS,
+            user=user, query=query, document_ids=first, max_chunks=SHORT_DOCUMENT_CHUNKS
         ),
         block="context",
     )
+    if asks_why:
+        # ...and so is the first rejected approach found, up to a longer length: why it was
+        # rejected is a section of its own after the proposal (its chunks stay warnings:
+        # add_sources keeps a rejected record in its block, and only a question about it is
+        # answered from it)
+        rejected = [s.hit.document_id for s in sources if s.block == "rejected"]
+        sources = add_sources(
+            sources,
+            short_document_hits(
+                user=user,
+                query=query,
+                document_ids=rejected[:1],
+                max_chunks=REJECTED_RECORD_CHUNKS,
+            ),
+            block="rejected",
+        )
     # ...and, when longer, the sections its words point to (a table of targets embeds far
     # from "what is the P1 response time?")
     sources = add_sources(
@@ -362,7 +378,7 @@ def _widened(
         worded_chunk_hits(
             user=user,
             query=query,
-            document_ids=first[:SHORT_DOCUMENTS_READ],
+            document_ids=first,
             limit=WORDED_CHUNKS,
             min_share=WORDED_SHARE,
             exclude={s.hit.chunk_id for s in sources},
@@ -409,7 +425,13 @@ def _evidence(
     question the first evidence leaves unstated (an incident, then its SLA target)."""
     from kb.retrieval import document_hits
 
-    sources = _widened(user=user, query=question, sources=sources, runner_up=runner_up)
+    sources = _widened(
+        user=user,
+        query=question,
+        sources=sources,
+        runner_up=runner_up,
+        asks_why=asked.kind == REASON,
+    )
     # supersede edges join canonical records only
     canonical = {s.hit.document_id for s in sources if s.hit.canonical_type}
     pairs = supersede_pairs(user=user, document_ids=canonical) if canonical else []
@@ -488,6 +510,7 @@ def _term_idfs(text: str) -> dict[str, float]:
 # The first document found is read whole when it has at most this many chunks.
 SHORT_DOCUMENTS_READ = 1
 SHORT_DOCUMENT_CHUNKS = 8
+REJECTED_RECORD_CHUNKS = 16  # a rejected approach: its proposal, then why it was rejected
 WORDED_CHUNKS = 2  # chunks of a longer first document that hold most of the question's words
 WORDED_SHARE = 0.5  # ...at least half of them (IDF-weighted)
 # The best chunks whose neighbouring chunks (same document and section) join a turn's sources.

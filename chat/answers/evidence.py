@@ -41,6 +41,7 @@ from chat.answers.scoring import (
     clause_of,
     context_terms,
     coverage,
+    in_reason_section,
     names_in,
     names_present,
     score_unit,
@@ -872,9 +873,12 @@ def _supporting(
     listed: Sequence[Scored],
     taken: Sequence[Scored],
     ranked: Sequence[Scored],
+    reasons_of: int | None = None,
 ) -> list[Scored]:
     """Up to MAX_SUPPORT more units nearly as good as the lead, from sources trusted as much,
-    that add something (not the same statement again, not an option that was not chosen)."""
+    that add something (not the same statement again, not an option that was not chosen).
+    A lead giving a rejected approach's reasons (`reasons_of`: its record) is supported by
+    its other reasons only: other documents say no more than that it was rejected."""
     chosen: list[Scored] = []
     seen = [unit_terms(s.unit) for s in (lead, *listed, *taken)]
     for other in ranked[:MAX_CONTENDERS]:
@@ -882,7 +886,10 @@ def _supporting(
             break
         if other.score < lead.score - SUPPORT_MARGIN or other.shared == 0:
             break
-        if trust(other.source) < trust(lead.source) or other.source.block == "rejected":
+        if reasons_of is not None:
+            if other.document_id != reasons_of or not in_reason_section(other.source, other.unit):
+                continue
+        elif trust(other.source) < trust(lead.source) or other.source.block == "rejected":
             continue
         if trust(other.source) == TRUST_HISTORY and not question.asks_past:
             continue  # history supports only a question about the past
@@ -1336,6 +1343,16 @@ def build_brief(
         if refuse_near_misses
         else (True, "")
     )
+    reasons_of: int | None = None
+    if question.kind == REASON and about:
+        # "why did we reject X?": X's own record says why, in its reasons, ahead of another
+        # document's line that it was rejected
+        reasons = [
+            s for s in answering if s.document_id in about and in_reason_section(s.source, s.unit)
+        ]
+        if reasons and lead.document_id not in about:
+            lead = reasons[0]
+            reasons_of = lead.document_id
     moved_off = _moved_off(question, lead, links, weights)
     if question.kind == REASON and moved_off is not None:
         # "why did we drop X?": the record that replaced X says why
@@ -1384,7 +1401,7 @@ def build_brief(
             support.append(command)  # a how-to answer shows its command
     if question.kind == YESNO and not question.compares:
         support.extend(_rule_around(question, lead, answering))
-    support.extend(_supporting(question, lead, listed, support, answering))
+    support.extend(_supporting(question, lead, listed, support, answering, reasons_of))
     # (a question about the past is answered by the record of its time)
     then = question.asks_past or in_force is not None
     instead = None if listed or then else trusted_instead(lead, support, similar, question)

@@ -221,6 +221,18 @@ def coverage(
     return held / whole
 
 
+def in_reason_section(source: PromptSource, unit: Unit) -> bool:
+    """The unit sits in a section about causes or reasons: a section of the document or one
+    it sits in, not its title (not every line under "Rejected: X" is a reason)."""
+    title = source.hit.title
+    sections = [
+        part
+        for part in (*source.hit.heading_path.split(" > "), unit.section)
+        if part and part != title
+    ]
+    return any(_REASON_SECTION.search(part) for part in sections)
+
+
 def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     """The values of the kind the question asks for that the unit carries."""
     if unit.kind == OWNERS and question.kind == PERSON:
@@ -383,17 +395,7 @@ def _kind_bonus(question: Question, unit: Unit, source: PromptSource, found: Seq
         return bonus
     if kind == REASON:
         bonus = REASON_WORDS if _REASON.search(unit.text) else 0.0
-        # (a section of the document or one it sits in, not its title: not every line under
-        # "Rejected: X" is a reason)
-        title = source.hit.title
-        sections = [
-            part
-            for part in (*source.hit.heading_path.split(" > "), unit.section)
-            if part and part != title
-        ]
-        return bonus + (
-            REASON_SECTION if any(_REASON_SECTION.search(part) for part in sections) else 0.0
-        )
+        return bonus + (REASON_SECTION if in_reason_section(source, unit) else 0.0)
     if kind == YESNO and question.compares:
         # "fixed within the target?": the durations (or amounts) compared answer it
         return VALUE_MATCH[DURATION] if found else 0.0

@@ -66,6 +66,17 @@ def test_a_rejected_approach_question_warns_about_it(alpha, reader):
     assert "Memcached" in turn.answer
 
 
+def test_why_a_rejected_approach_was_rejected_is_answered_by_its_reasons(alpha, reader):
+    # the record is long; its reasons are a section of their own that retrieval did not
+    # return (the answer quoted the decision's "Alternatives considered" line instead)
+    turn = message_send(user=reader, question="Why was MongoDB rejected for tracking events?")
+    assert turn.refusal_reason is None
+    assert "rej-mongodb-events" in {c["slug"] for c in turn.citations}
+    assert "transaction" in turn.answer, turn.answer
+    # ...supported by its other reasons, not by the lines of other records that say it was
+    assert "Alternatives considered" not in turn.answer, turn.answer
+
+
 GOLDSET = DEMO_CORPUS_DIR.parent / "ANSWERS.jsonl"
 
 
