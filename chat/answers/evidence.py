@@ -49,7 +49,14 @@ from chat.answers.scoring import (
     unit_terms,
     with_meaning,
 )
-from chat.answers.units import OWNERS, Unit, heading_context, reports_a_question, split_units
+from chat.answers.units import (
+    OWNERS,
+    STATUS,
+    Unit,
+    heading_context,
+    reports_a_question,
+    split_units,
+)
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
@@ -321,6 +328,28 @@ def _units(
                 owners = ", ".join(hit.owners)
                 text = f"{hit.title} is owned by {owners}"
                 out.append((source, Unit(text, OWNERS, "", 0, bare=owners)))
+    # A question about a record's status ("is the rate limiting ADR accepted?"): each
+    # record's curated status says it of the record, once per record, and says which status
+    # it is not when the question asks another.
+    asked_status = words.matching(question.terms, _STATUS_TERMS)
+    if (question.kind == YESNO and asked_status) or (
+        question.kind in (WHAT, WHICH) and _STATUS_WORD <= asked_status
+    ):
+        stated: set[int] = set()
+        for source in sources:
+            hit = source.hit
+            status = hit.canonical_status
+            if not status or hit.document_id in stated or source.block == "rejected":
+                continue
+            stated.add(hit.document_id)
+            # (a status word of the record's own title names the record, it asks nothing)
+            asked = sorted(
+                _STATUS_OF[t] for t in asked_status - words.terms(hit.title) if t in _STATUS_OF
+            )
+            text = f"{hit.title} is {_STATUS_PHRASE.get(status, status)}"
+            if asked and status not in asked:
+                text += ", not " + " or ".join(_STATUS_PHRASE.get(a, a) for a in asked)
+            out.append((source, Unit(text, STATUS, "Status", 0, bare=status)))
     # A document the question names (by its id or slug) states its subject in its title
     # ("What did ADR-0005 decide?"): the title is quotable too, once per document.
     # Codes name a document by its title or slug; a word in capitals (API) does not, and a
@@ -341,6 +370,13 @@ def _units(
 
 
 _OWNER = words.terms("owner")
+_STATUS_OF = {
+    next(iter(words.terms(status))): status
+    for status in ("draft", "review", "accepted", "superseded", "deprecated", "archived")
+}
+_STATUS_WORD = words.terms("status")  # "what is the status of ...": a what-question asks it so
+_STATUS_TERMS = frozenset({*_STATUS_OF, *_STATUS_WORD})
+_STATUS_PHRASE = {"review": "in review", "draft": "a draft"}
 
 
 def _under_heading(unit: Unit) -> bool:

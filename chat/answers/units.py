@@ -16,6 +16,7 @@ from kb.markup import to_prose
 
 MAX_UNIT_CHARS = 400
 OWNERS = "owners"  # the kind of the unit that states a document's curated owners
+STATUS = "status"  # ...and of the one that states a record's curated status
 MAX_CONTEXT_CHARS = 90
 MIN_CLAUSE_WORDS = 6  # a cut-off unit kept up to its last clause must still say something
 # A sentence ends at . ! ? before a capital or a digit, but not after an abbreviation

@@ -1534,3 +1534,30 @@ def test_a_setting_the_question_names_by_its_identifier_is_found_in_a_table_row(
     brief = _brief("What does the setting INGEST_DEDUPE_FAIL_OPEN do?", module)
     assert brief.answerable, brief.refusal
     assert "skip dedupe if Redis is down" in compose(brief)
+
+
+def test_whether_a_record_is_accepted_is_answered_by_its_curated_status():
+    # the record itself never says its status in its text; the handbook index's row for
+    # another ADR ("Status: accepted") matched the question's words and was quoted instead
+    index = hit(1, "| ADR | Slug | Status | Topic |\n|---|---|---|---|\n"
+                   "| ADR-0011 | dec-cache-v2 | accepted | Redis Cluster with client-side tracking |\n",
+                title="Handbook index", canonical_type="project-index",
+                canonical_status="accepted", slug="handbook-index")  # fmt: skip
+    record = hit(2, "Each tenant gets a token bucket at the API gateway: 100 requests per "
+                    "second, bursts of 200.", title="ADR-0014: Per-tenant rate limiting at the "
+                    "gateway", canonical_type="decision", canonical_status="review",
+                 slug="dec-rate-limiting")  # fmt: skip
+    brief = _brief("Is the rate limiting ADR accepted?", index, record)
+    assert brief.answerable, brief.refusal
+    text = compose(brief)
+    assert text.startswith("ADR-0014: Per-tenant rate limiting at the gateway is in review, not"
+                           " accepted [2]"), text  # fmt: skip
+
+
+def test_the_status_of_a_record_is_said_only_when_asked():
+    record = hit(2, "The review board meets every quarter and reviews every accepted record.",
+                 title="Records review", canonical_type="policy", canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("what does the review board do?", record))
+    assert "Records review is accepted" not in text, text
+    text = compose(_brief("what is the status of the records review policy?", record))
+    assert text.startswith("Records review is accepted"), text
