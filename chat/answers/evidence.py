@@ -1520,7 +1520,10 @@ def _about_rejected(
     """The rejected approaches a question is about ("why did we reject X?", "why can't we run
     X on TF1?", "is WhatsApp allowed for patient info?"): the title or the curated summary
     states the question's subject, or the question names its name or code. Only these answer
-    it; one merely close in meaning is warned about."""
+    it; one merely close in meaning is warned about. A question asking for a value ("how
+    often do we test the metal detectors?") is about the practice, not about an alternative
+    whose summary says why it was not chosen (its record states the trial's values): only
+    its title or name makes it about the rejected approach."""
     return frozenset(
         s.document_id
         for s in ranked
@@ -1529,8 +1532,13 @@ def _about_rejected(
             _names_rejected(s.source.hit.title, question.terms)
             or coverage(question.terms, subject, words.terms(s.source.hit.title), frozenset())
             >= MIN_COVERAGE
-            or coverage(question.terms, subject, words.terms(s.source.hit.summary), frozenset())
-            >= MIN_COVERAGE
+            or (
+                not question.specific
+                and coverage(
+                    question.terms, subject, words.terms(s.source.hit.summary), frozenset()
+                )
+                >= MIN_COVERAGE
+            )
         )
     )
 

@@ -1561,3 +1561,29 @@ def test_the_status_of_a_record_is_said_only_when_asked():
     assert "Records review is accepted" not in text, text
     text = compose(_brief("what is the status of the records review policy?", record))
     assert text.startswith("Records review is accepted"), text
+
+
+def test_a_value_asked_is_not_answered_by_a_rejected_approach_only_its_summary_is_close_to():
+    # the summary of a rejected alternative to metal detectors covers the question's words,
+    # and one of its findings mentions how often metal detectors are checked in passing: it
+    # led, ahead of the procedure's "Every 2 hours"
+    rejected = hit(1, "# Not doing: X-ray inspection on every packing line\n\n## What we found\n\n"
+                   "**Customer position.** The customer confirmed that a metal detector with "
+                   "2-hourly checks and tighter test pieces meets its code.\n",
+                   title="Not doing: X-ray inspection on every packing line",
+                   summary="Why we test with metal detectors rather than X-ray on every line: "
+                   "the trial, the customer's position and the cost.",
+                   canonical_type="rejected-approach", canonical_status="accepted")  # fmt: skip
+    procedure = hit(2, "# Metal detector tests\n\n## When to check\n\n"
+                    "- Every 2 hours during production.\n- After any repair or setting change "
+                    "on the detector.\n\n## Test pieces\n\nEach metal detector is tested with "
+                    "three test pieces: ferrous, non-ferrous and stainless steel.\n",
+                    title="Metal detector tests (QP-05)", canonical_type="procedure",
+                    canonical_status="accepted")  # fmt: skip
+    sources = number_sources(result([procedure], rejected=[rejected]))
+    brief = build_brief(
+        question=read_question("how often do we test the metal detectors"), sources=sources
+    )
+    text = compose(brief)
+    assert text.startswith("When to check: Every 2 hours during production [1]"), text
+    assert "customer confirmed" not in text, text
