@@ -82,6 +82,8 @@ _FRAME = re.compile(
     r"wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
     re.I,
 )
+# "how long did the outage last / does it take?": the closing verb asks how long again
+_SPAN_VERB = re.compile(r"\b(?:last|lasts|lasted|take|takes|took)\W*$", re.I)
 _PAST = re.compile(
     r"\b(?:previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|old|older|earlier|"
     r"initial(?:ly)?|history|historical|legacy|prior|replaced|superseded|deprecated|back in)\b",
@@ -523,6 +525,8 @@ def read_question(text: str) -> Question:
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
     kind = _kind(text)
     subject = _FRAME.sub(" ", text)
+    if kind == DURATION:
+        subject = _SPAN_VERB.sub(" ", subject)
     for frame in (_PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
         subject = frame.sub(" ", subject)
     asks_past = bool(_PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text)))

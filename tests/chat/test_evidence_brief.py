@@ -1587,3 +1587,16 @@ def test_a_value_asked_is_not_answered_by_a_rejected_approach_only_its_summary_i
     text = compose(brief)
     assert text.startswith("When to check: Every 2 hours during production [1]"), text
     assert "customer confirmed" not in text, text
+
+
+def test_the_closing_verb_of_how_long_did_it_last_asks_nothing_more():
+    # "last" restates "how long": the postmortem that says how long never says "last"
+    postmortem = hit(1, "# Postmortem: Sollia SCADA outage\n\n## Summary\n\nFor 5 hours 40 "
+                     "minutes the operators had no view of the 18 turbines at Sollia during the "
+                     "SCADA outage.\n", title="Postmortem: Sollia SCADA outage",
+                     canonical_type="incident", canonical_status="accepted")  # fmt: skip
+    for question in ("how long did the sollia scada outage last", "how long did it take"):
+        assert "last" not in read_question(question).terms
+    brief = _brief("how long did the sollia scada outage last?", postmortem)
+    assert brief.answerable, brief.refusal
+    assert compose(brief).startswith("For 5 hours 40 minutes"), compose(brief)
