@@ -173,12 +173,18 @@ def _measures(text: str) -> frozenset[str]:
 
 
 def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
-    """The words around a unit that say what it is about: heading, lead-in, title, and the
-    document's own summary and tags."""
+    """The words around a unit that say what it is about: heading, lead-in, title, the
+    document's own summary and tags, and what its curated type makes it (a postmortem's title
+    names what broke; readers call it the outage or the incident)."""
     hit = source.hit
     return words.terms(
-        f"{unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about}"
+        f"{unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about} "
+        f"{_TYPE_NAMES.get(hit.canonical_type or '', '')}"
     )
+
+
+# What a record of a curated type is, in the words readers use for it.
+_TYPE_NAMES = {CanonicalType.INCIDENT: "incident outage postmortem"}
 
 
 # The kinds of document a reader names a record by.

@@ -1600,3 +1600,19 @@ def test_the_closing_verb_of_how_long_did_it_last_asks_nothing_more():
     brief = _brief("how long did the sollia scada outage last?", postmortem)
     assert brief.answerable, brief.refusal
     assert compose(brief).startswith("For 5 hours 40 minutes"), compose(brief)
+
+
+def test_an_incident_record_is_an_outage_and_an_incident_whatever_its_title_says():
+    # readers call a postmortem's event an outage or an incident; its title names what broke
+    postmortem = hit(1, "# Carn Dubh met mast data loss after lightning strike\n\n## Summary\n\n"
+                     "The met mast sent no data for 6 hours 10 minutes after a lightning strike "
+                     "damaged its converter.\n",
+                     title="Carn Dubh met mast data loss after lightning strike",
+                     canonical_type="incident", canonical_status="accepted")  # fmt: skip
+    for question in (
+        "how long was the met mast outage?",
+        "how long did the met mast incident last?",
+    ):
+        brief = _brief(question, postmortem)
+        assert brief.answerable, (question, brief.refusal)
+        assert "6 hours 10 minutes" in compose(brief), compose(brief)
