@@ -184,7 +184,7 @@ def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
 
 
 # What a record of a curated type is, in the words readers use for it.
-_TYPE_NAMES = {CanonicalType.INCIDENT: "incident outage postmortem"}
+_TYPE_NAMES: dict[str, str] = {CanonicalType.INCIDENT.value: "incident outage postmortem"}
 
 
 # The kinds of document a reader names a record by.
