@@ -219,7 +219,7 @@ class ConversationState:
 
     def carries_into(self, asked: Question) -> bool:
         """Whether a new question needs this subject: it is not a whole question ("and at
-        Carn Dubh?"), or it names nothing of its own (no name, code or number) and says little
+        Carn Dubh?"), or it names nothing of its own (no name or code) and says little
         (at most FOLLOW_UP_TERMS subject words) and either opens with a conjunction ("and what
         is proposed?") or has no word rarer than everyday English. A first question never
         does."""
@@ -229,7 +229,9 @@ class ConversationState:
             return True  # "and at Carn Dubh?": the question before it, about something else
         if asked.refers_back:
             return True  # "when did Hollin Bridge go live on it?": "it" was named before
-        if own_names(asked) or asked.identifiers:
+        # a bare number numbers something named before ("version 4", "category 2"): a name
+        # or a code is a subject of its own
+        if any(not name.isdigit() for name in own_names(asked)) or asked.identifiers:
             return False
         # the words the reader typed (not those a question adds for its meaning: "made the
         # call" is asked as decided or approved)

@@ -1616,3 +1616,16 @@ def test_an_incident_record_is_an_outage_and_an_incident_whatever_its_title_says
         brief = _brief(question, postmortem)
         assert brief.answerable, (question, brief.refusal)
         assert "6 hours 10 minutes" in compose(brief), compose(brief)
+
+
+def test_a_bare_number_numbers_what_was_named_before_it_names_no_subject_of_its_own():
+    from chat.services import ConversationState
+
+    # "version 4" of the standard the turn before asked about ("when did version 4 come in?"
+    # was searched on its own and refused)
+    state = ConversationState(previous_question="who is the owner of the frozen dispatch standard?")
+    assert state.carries_into(read_question("when did version 4 come in?"))
+    assert state.carries_into(read_question("what about category 2?"))
+    # ...while a code or a name is a subject of its own, and a first question leans on nothing
+    assert not state.carries_into(read_question("when did QP-05 revision 4 come in?"))
+    assert not ConversationState().carries_into(read_question("when did version 4 come in?"))
