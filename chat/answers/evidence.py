@@ -1411,9 +1411,15 @@ def build_brief(
         and trust(lead.source) > TRUST_HISTORY
     ):
         # a how-to answered by a sentence that names the situation ("Symptom: ... MES
-        # OFFLINE"): the steps of the same document say what to do
+        # OFFLINE"): the steps of the same document say what to do, unless the sentence sits
+        # in a section of its own named for the situation ("Lost or stolen badges"): that
+        # section says what to do, another section's steps are about something else
         steps = [s for s in answering if s.unit.step and s.document_id == lead.document_id]
-        if steps:
+        section = lead.unit.section if lead.unit.section != lead.source.hit.title else ""
+        named = bool(section) and (
+            coverage(question.terms, weights, words.terms(section), frozenset()) >= MIN_COVERAGE
+        )
+        if steps and not named:
             symptom, lead = lead, max(steps, key=lambda s: s.score)
     as_list = _answers_with_list(question, lead, weights)
     listed = (

@@ -1629,3 +1629,17 @@ def test_a_bare_number_numbers_what_was_named_before_it_names_no_subject_of_its_
     # ...while a code or a name is a subject of its own, and a first question leans on nothing
     assert not state.carries_into(read_question("when did QP-05 revision 4 come in?"))
     assert not ConversationState().carries_into(read_question("when did version 4 come in?"))
+
+
+def test_a_how_to_answered_by_a_section_named_for_the_situation_is_not_sent_to_other_steps():
+    # the steps of another section of the same document (data centre entry) were quoted for
+    # "i lost my badge, what do i do?", ahead of the section about lost badges
+    doc = hit(1, "# Badge and door access\n\n## Lost or stolen badges\n\nReport it to the "
+              "security desk on extension 4400 straight away, at any time of day. The old badge "
+              "is disabled within 15 minutes and a replacement is printed the next working "
+              "day.\n\n## Data centres\n\n1. **Badge plus PIN.** Entry needs the badge and a "
+              "personal PIN.\n2. **No tailgating.** Every person badges in and out.\n",
+              title="Badge and door access", canonical_type="standard",
+              canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("i lost my badge, what do i do?", doc))
+    assert text.startswith(("Report it to the security desk", "The old badge")), text
