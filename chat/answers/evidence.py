@@ -612,6 +612,7 @@ def _pick_lead(
         for s in ranked[:MAX_CONTENDERS]
         if trust(s.source) > trust(best.source)
         and s.source.block != "rejected"
+        and s.coverage > 0  # it says something of what is asked, not only the same name
         and s.score >= best.score - _trust_margin(best, s)
         and (not best.values or _same_kind(best, s))
         # the same subject; with no value to compare, said much the same way (another

@@ -1643,3 +1643,17 @@ def test_a_how_to_answered_by_a_section_named_for_the_situation_is_not_sent_to_o
               canonical_status="accepted")  # fmt: skip
     text = compose(_brief("i lost my badge, what do i do?", doc))
     assert text.startswith(("Report it to the security desk", "The old badge")), text
+
+
+def test_a_trusted_unit_that_holds_none_of_the_questions_words_never_leads():
+    # a draft names who takes comments; an accepted page mentions the same person about
+    # something else. The accepted page's sentence led: it named the same person
+    draft = hit(1, "# Blade erosion repair (draft)\n\n**This is a draft.** Send comments to Olav Dahl "
+                "by 2026-04-30.\n", title="Blade leading-edge erosion repair (draft)",
+                canonical_type="standard", canonical_status="draft")  # fmt: skip
+    other = hit(2, "# Turbine availability\n\nFigures are produced monthly by Olav Dahl's "
+                "maintenance planning team from WindSight status data.\n",
+                title="Turbine availability", canonical_type="standard",
+                canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("who do i send comments on the erosion draft to?", draft, other))
+    assert text.startswith("Send comments to Olav Dahl"), text
