@@ -28,8 +28,8 @@ _AUX = (
     r"(?:is|are|was|were|do|does|did|can|could|may|might|must|should|shall|will|would|has|have|had)"
 )
 _DURATION_Q = re.compile(
-    r"\bhow (?:long|often|quickly|fast|soon|frequently)\b|\bhow much time\b|\bby when\b|"
-    r"\bhow far back\b",  # a span of time, not a distance
+    r"\bhow (?:long|often|quickly|fast|soon|frequently|old)\b|\bhow much time\b|\bby when\b|"
+    r"\bhow far back\b",  # a span of time, not a distance; "how old": an age
     re.I,
 )
 _NUMBER_Q = re.compile(r"\bhow (?:many|much|big|large|high|low|far|deep|wide|tall|heavy)\b", re.I)
@@ -78,8 +78,8 @@ _DURATION_NOUNS = re.compile(
 )
 # The words of the question form itself ("how long", "what year"): not the subject.
 _FRAME = re.compile(
-    r"\bhow (?:long|often|quickly|fast|soon|frequently|many|much|big|large|high|low|far|deep|"
-    r"wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
+    r"\bhow (?:long|often|quickly|fast|soon|frequently|old|many|much|big|large|high|low|far|"
+    r"deep|wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
     re.I,
 )
 # "how long did the outage last / does it take?": the closing verb asks how long again

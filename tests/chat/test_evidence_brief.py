@@ -1657,3 +1657,17 @@ def test_a_trusted_unit_that_holds_none_of_the_questions_words_never_leads():
                 canonical_status="accepted")  # fmt: skip
     text = compose(_brief("who do i send comments on the erosion draft to?", draft, other))
     assert text.startswith("Send comments to Olav Dahl"), text
+
+
+def test_how_old_asks_for_an_age_and_the_record_states_it_before_the_notes():
+    standard = hit(1, "# Turbine climbing\n\n## Required before every climb\n\n1. **Full-body "
+                   "harness** inspected within the last 6 months. Harnesses older than 10 years "
+                   "from manufacture are scrapped.\n", title="Turbine climbing and working at "
+                   "height", canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    notes = hit(2, "# Ops weekly - 11 March 2026\n\n- Safety: harness inspections. Reminder to "
+                "all sites that harnesses need inspecting every 12 months.\n",
+                title="Ops weekly - 11 March 2026")  # fmt: skip
+    assert read_question("how old can a harness be?").kind == "duration"
+    text = compose(_brief("how old can a harness be?", notes, standard))
+    assert text.startswith("Required before every climb: Full-body harness"), text
+    assert "10 years" in text.split("[")[0], text
