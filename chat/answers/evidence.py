@@ -1392,8 +1392,13 @@ def build_brief(
             reasons_of = lead.document_id
     moved_off = _moved_off(question, lead, links, weights)
     if question.kind == REASON and moved_off is not None:
-        # "why did we drop X?": the record that replaced X says why
-        lead = _best_of(moved_off.newer.document_id, question, answering) or lead
+        # "why did we drop X?": the record that replaced X says why, in its reasons when it
+        # has a section for them ("The problem")
+        newer = moved_off.newer.document_id
+        reasons = [
+            s for s in answering if s.document_id == newer and in_reason_section(s.source, s.unit)
+        ]
+        lead = reasons[0] if reasons else (_best_of(newer, question, answering) or lead)
     if (in_force is not None and (not question.specific or lead.values)) or (
         moved_off is not None and moved_off.newer.since is not None
     ):

@@ -1671,3 +1671,24 @@ def test_how_old_asks_for_an_age_and_the_record_states_it_before_the_notes():
     text = compose(_brief("how old can a harness be?", notes, standard))
     assert text.startswith("Required before every climb: Full-body harness"), text
     assert "10 years" in text.split("[")[0], text
+
+
+def test_why_a_record_was_dropped_is_said_by_the_reasons_of_the_record_that_replaced_it():
+    import datetime as dt
+
+    old = hit(1, "# Queue selection 2019: Burrow MQ\n\nWe chose Burrow MQ for the plant queue.\n",
+              title="Queue selection 2019: Burrow MQ", canonical_type="decision",
+              canonical_status="superseded", document_id=21)  # fmt: skip
+    # the migration section names Burrow more often than the problem section does
+    new = hit(2, "# Moving to Streamline\n\n## The problem\n\nVersion 7 reaches end of support "
+              "in March 2026, and renewal would double the cost.\n\n## Migration\n\nBurrow "
+              "queues moved to Streamline in three waves; Burrow MQ ran read-only after the "
+              "third wave.\n", title="Moving to Streamline", canonical_type="decision",
+              canonical_status="accepted", document_id=22)  # fmt: skip
+    link = supersede_link(
+        (21, "Queue selection 2019: Burrow MQ", None),
+        (22, "Moving to Streamline", dt.date(2025, 3, 1)),
+    )
+    brief = _brief("why did we move off burrow", old, new, links=[link])
+    assert brief.answerable
+    assert "end of support" in brief.lead.unit.text, brief.lead.unit.text
