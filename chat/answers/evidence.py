@@ -732,8 +732,10 @@ def _in_force(
 ) -> tuple[DocumentRef | None, DocumentRef | None]:
     """For "what did we use for X in March 2024?": the record of X's chain in force on the
     asked date (by the dates the records state, see chat.answers.history), and the record
-    that replaced it (None while it is still in force)."""
-    if question.as_of is None or not links:
+    that replaced it (None while it is still in force). A why-question's date says when
+    what it asks about happened ("why did the rules change in 2025?"), not what was in
+    force then."""
+    if question.as_of is None or not links or question.kind == REASON:
         return None, None
     chain = _chain_of(_named_record(question, lead, links, weights), links)
     dated = [history.Dated(document_id=ref.document_id, since=ref.since) for ref in chain]

@@ -1692,3 +1692,22 @@ def test_why_a_record_was_dropped_is_said_by_the_reasons_of_the_record_that_repl
     brief = _brief("why did we move off burrow", old, new, links=[link])
     assert brief.answerable
     assert "end of support" in brief.lead.unit.text, brief.lead.unit.text
+
+
+def test_a_why_questions_date_says_when_it_happened_not_what_was_in_force():
+    import datetime as dt
+
+    old = hit(1, "# Queue selection 2019: Burrow MQ\n\nWe chose Burrow MQ for the plant queue.\n",
+              title="Queue selection 2019: Burrow MQ", canonical_type="decision",
+              canonical_status="superseded", document_id=21)  # fmt: skip
+    new = hit(2, "# Moving to Streamline\n\nEffective 1 March 2025.\n\n## The problem\n\nBurrow "
+              "MQ reaches end of support in 2026 and renewal would double the cost.\n",
+              title="Moving to Streamline", canonical_type="decision",
+              canonical_status="accepted", document_id=22)  # fmt: skip
+    link = supersede_link(
+        (21, "Queue selection 2019: Burrow MQ", None),
+        (22, "Moving to Streamline", dt.date(2025, 3, 1)),
+    )
+    text = compose(_brief("why did the queue change in 2025?", old, new, links=[link]))
+    assert not text.startswith("In 2025"), text
+    assert "end of support" in text, text
