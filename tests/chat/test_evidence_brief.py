@@ -697,20 +697,24 @@ def test_a_day_and_month_without_a_year_is_a_date():
     assert [v.kind for v in values_in("you may 12 times")] == ["count"]  # the verb
 
 
-def test_why_a_record_was_dropped_is_answered_by_the_record_that_replaced_it():
+def _queue_chain(new_text, old_title="Queue selection 2023: Burrow MQ"):
+    """A superseded queue decision (Burrow MQ) and the record that replaced it on 1 March
+    2025 (`new_text`), with their supersede link."""
     import datetime as dt
 
-    old = hit(1, "# Queue selection 2023: Burrow MQ\n\nWe chose Burrow MQ for the plant queue.\n",
-              title="Queue selection 2023: Burrow MQ", canonical_type="decision",
-              canonical_status="superseded", document_id=21)  # fmt: skip
-    new = hit(2, "# Moving to Streamline\n\n## Context\n\nBurrow MQ lost vendor support in "
-              "2024 and could not keep messages through a network outage.\n\n## Decision\n\n"
-              "We run Streamline from March.\n",
-              title="Moving to Streamline", canonical_type="decision",
+    old = hit(1, f"# {old_title}\n\nWe chose Burrow MQ for the plant queue.\n", title=old_title,
+              canonical_type="decision", canonical_status="superseded", document_id=21)  # fmt: skip
+    new = hit(2, new_text, title="Moving to Streamline", canonical_type="decision",
               canonical_status="accepted", document_id=22)  # fmt: skip
-    link = supersede_link(
-        (21, "Queue selection 2023: Burrow MQ", None),
-        (22, "Moving to Streamline", dt.date(2025, 3, 1)),
+    link = supersede_link((21, old_title, None), (22, "Moving to Streamline", dt.date(2025, 3, 1)))
+    return old, new, link
+
+
+def test_why_a_record_was_dropped_is_answered_by_the_record_that_replaced_it():
+    old, new, link = _queue_chain(
+        "# Moving to Streamline\n\n## Context\n\nBurrow MQ lost vendor support in 2024 and "
+        "could not keep messages through a network outage.\n\n## Decision\n\nWe run "
+        "Streamline from March.\n"
     )
     # "ditch" is in no document: the verb of leaving names nothing, Burrow names the record
     brief = _brief("why did we ditch burrow", old, new, links=[link])
@@ -1674,20 +1678,11 @@ def test_how_old_asks_for_an_age_and_the_record_states_it_before_the_notes():
 
 
 def test_why_a_record_was_dropped_is_said_by_the_reasons_of_the_record_that_replaced_it():
-    import datetime as dt
-
-    old = hit(1, "# Queue selection 2019: Burrow MQ\n\nWe chose Burrow MQ for the plant queue.\n",
-              title="Queue selection 2019: Burrow MQ", canonical_type="decision",
-              canonical_status="superseded", document_id=21)  # fmt: skip
     # the migration section names Burrow more often than the problem section does
-    new = hit(2, "# Moving to Streamline\n\n## The problem\n\nVersion 7 reaches end of support "
-              "in March 2026, and renewal would double the cost.\n\n## Migration\n\nBurrow "
-              "queues moved to Streamline in three waves; Burrow MQ ran read-only after the "
-              "third wave.\n", title="Moving to Streamline", canonical_type="decision",
-              canonical_status="accepted", document_id=22)  # fmt: skip
-    link = supersede_link(
-        (21, "Queue selection 2019: Burrow MQ", None),
-        (22, "Moving to Streamline", dt.date(2025, 3, 1)),
+    old, new, link = _queue_chain(
+        "# Moving to Streamline\n\n## The problem\n\nVersion 7 reaches end of support in "
+        "March 2026, and renewal would double the cost.\n\n## Migration\n\nBurrow queues "
+        "moved to Streamline in three waves; Burrow MQ ran read-only after the third wave.\n"
     )
     brief = _brief("why did we move off burrow", old, new, links=[link])
     assert brief.answerable
@@ -1695,18 +1690,9 @@ def test_why_a_record_was_dropped_is_said_by_the_reasons_of_the_record_that_repl
 
 
 def test_a_why_questions_date_says_when_it_happened_not_what_was_in_force():
-    import datetime as dt
-
-    old = hit(1, "# Queue selection 2019: Burrow MQ\n\nWe chose Burrow MQ for the plant queue.\n",
-              title="Queue selection 2019: Burrow MQ", canonical_type="decision",
-              canonical_status="superseded", document_id=21)  # fmt: skip
-    new = hit(2, "# Moving to Streamline\n\nEffective 1 March 2025.\n\n## The problem\n\nBurrow "
-              "MQ reaches end of support in 2026 and renewal would double the cost.\n",
-              title="Moving to Streamline", canonical_type="decision",
-              canonical_status="accepted", document_id=22)  # fmt: skip
-    link = supersede_link(
-        (21, "Queue selection 2019: Burrow MQ", None),
-        (22, "Moving to Streamline", dt.date(2025, 3, 1)),
+    old, new, link = _queue_chain(
+        "# Moving to Streamline\n\nEffective 1 March 2025.\n\n## The problem\n\nBurrow MQ "
+        "reaches end of support in 2026 and renewal would double the cost.\n"
     )
     text = compose(_brief("why did the queue change in 2025?", old, new, links=[link]))
     assert not text.startswith("In 2025"), text
