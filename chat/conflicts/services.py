@@ -102,14 +102,21 @@ def conflict_checks_enqueue(document_ids: Collection[int]) -> None:
 
 
 def _neighbours(document: Document, counterpart_ids: list[int]) -> dict[int, set[int]]:
-    """For each chunk of the document, the nearest chunks (by embedding) of the counterparts."""
+    """For each chunk of the document, the nearest chunks (by embedding) of the counterparts.
+
+    Exact, over the counterparts' chunks only: the HNSW index reads the nearest chunks of
+    the whole tenant and filters them afterwards (pgvector 0.6), so in a tenant whose other
+    projects hold nearer chunks it found none of the project's and a conflict went unseen
+    (the planner picks that plan or not by the table's statistics)."""
     if not counterpart_ids:
         return {}
     table = Chunk._meta.db_table
     sql = (
-        f"SELECT c.id, n.id FROM {table} c CROSS JOIN LATERAL ("
-        f"  SELECT o.id FROM {table} o WHERE o.document_id = ANY(%s) "
-        f"  AND o.embedding IS NOT NULL ORDER BY o.embedding <=> c.embedding LIMIT %s"
+        f"WITH theirs AS MATERIALIZED ("
+        f"  SELECT o.id, o.embedding FROM {table} o WHERE o.document_id = ANY(%s) "
+        f"  AND o.embedding IS NOT NULL"
+        f") SELECT c.id, n.id FROM {table} c CROSS JOIN LATERAL ("
+        f"  SELECT t.id FROM theirs t ORDER BY t.embedding <=> c.embedding, t.id LIMIT %s"
         f") n WHERE c.document_id = %s AND c.embedding IS NOT NULL"
     )
     near: dict[int, set[int]] = defaultdict(set)
