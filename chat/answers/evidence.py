@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from chat.answers import history
@@ -370,10 +370,7 @@ def _units(
 
 
 _OWNER = words.terms("owner")
-_STATUS_OF = {
-    next(iter(words.terms(status))): status
-    for status in ("draft", "review", "accepted", "superseded", "deprecated", "archived")
-}
+_STATUS_OF = {next(iter(words.terms(status))): status for status in CanonicalStatus.values}
 _STATUS_WORD = words.terms("status")  # "what is the status of ...": a what-question asks it so
 _STATUS_TERMS = frozenset({*_STATUS_OF, *_STATUS_WORD})
 _STATUS_PHRASE = {"review": "in review", "draft": "a draft"}
@@ -694,6 +691,14 @@ def _best_of(document_id: int, question: Question, ranked: Sequence[Scored]) -> 
     fitting = [s for s in of_document if s.values or not question.specific]
     best = fitting or of_document
     return best[0] if best else None
+
+
+def _reasons_of(document_ids: Collection[int], ranked: Sequence[Scored]) -> list[Scored]:
+    """The units of these documents that sit in a section about causes or reasons, best
+    first: what a record says of why."""
+    return [
+        s for s in ranked if s.document_id in document_ids and in_reason_section(s.source, s.unit)
+    ]
 
 
 def _named_record(
@@ -1386,9 +1391,7 @@ def build_brief(
     if question.kind == REASON and about:
         # "why did we reject X?": X's own record says why, in its reasons, ahead of another
         # document's line that it was rejected
-        reasons = [
-            s for s in answering if s.document_id in about and in_reason_section(s.source, s.unit)
-        ]
+        reasons = _reasons_of(about, answering)
         if reasons and lead.document_id not in about:
             lead = reasons[0]
             reasons_of = lead.document_id
@@ -1397,9 +1400,7 @@ def build_brief(
         # "why did we drop X?": the record that replaced X says why, in its reasons when it
         # has a section for them ("The problem")
         newer = moved_off.newer.document_id
-        reasons = [
-            s for s in answering if s.document_id == newer and in_reason_section(s.source, s.unit)
-        ]
+        reasons = _reasons_of({newer}, answering)
         lead = reasons[0] if reasons else (_best_of(newer, question, answering) or lead)
     if (in_force is not None and (not question.specific or lead.values)) or (
         moved_off is not None and moved_off.newer.since is not None
