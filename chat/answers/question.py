@@ -84,6 +84,14 @@ _FRAME = re.compile(
 )
 # "how long did the outage last / does it take?": the closing verb asks how long again
 _SPAN_VERB = re.compile(r"\b(?:last|lasts|lasted|take|takes|took)\W*$", re.I)
+# Things that last rather than measure: "how long was the outage" asks for a span of time,
+# never a length ("how long is the blade" may ask for either)
+_LASTING_NOUNS = re.compile(
+    r"\b(?:outages?|incidents?|failures?|breakdowns?|shutdowns?|stoppages?|disruptions?|"
+    r"interruptions?|delays?|waits?|meetings?|shifts?|breaks?|courses?|training|visits?|trips?|"
+    r"leave|holidays?|strikes?|probation|notice)\b",
+    re.I,
+)
 _PAST = re.compile(
     r"\b(?:previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|old|older|earlier|"
     r"initial(?:ly)?|history|historical|legacy|prior|replaced|superseded|deprecated|back in)\b",
@@ -369,6 +377,10 @@ def _value_kinds(kind: str, text: str) -> frozenset[str]:
             return frozenset({values.QUANTITY})  # "how many megawatts": so many MW
         if re.search(r"\bhow many\b", text, re.I):
             return frozenset({values.COUNT})
+    if kind == DURATION and (
+        _SPAN_VERB.search(text) or _DURATION_NOUNS.search(text) or _LASTING_NOUNS.search(text)
+    ):
+        return frozenset({values.DURATION})
     return _VALUE_KINDS.get(kind, frozenset())
 
 

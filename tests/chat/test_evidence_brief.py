@@ -1697,3 +1697,32 @@ def test_a_why_questions_date_says_when_it_happened_not_what_was_in_force():
     text = compose(_brief("why did the queue change in 2025?", old, new, links=[link]))
     assert not text.startswith("In 2025"), text
     assert "end of support" in text, text
+
+
+def test_how_long_an_outage_lasted_is_a_span_of_time_not_a_length():
+    # "how long is the blade" may ask for a length; an outage, a wait or a retention lasts
+    assert read_question("how long is the blade on the NV-4.2?").value_kinds >= {"quantity"}
+    for asked in (
+        "how long was the met mast outage",
+        "how long did the sollia incident last?",
+        "how long is the retention for backups",
+        "how long is the downtime window",
+    ):
+        assert read_question(asked).value_kinds == {"duration"}, asked
+    incident = hit(1, """# Met mast data loss after a lightning strike
+
+## What happened
+
+At 09:20 the met mast stopped sending data: wind speed at 40, 80 and 112 m went to "no data".
+
+## Duration
+
+| | |
+|---|---|
+| Data lost from | 09:20 |
+| Data restored | 15:30 |
+| Duration | **6 h 10 min** |
+""", title="Met mast data loss after a lightning strike", canonical_type="incident",
+        canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("how long was the met mast outage", incident))
+    assert "6 h 10 min" in text.split("[")[0], text
