@@ -14,7 +14,7 @@ from chat.answers import values as vals
 from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, trust
 from chat.answers.question import Question
 from chat.answers.scoring import Scored
-from chat.answers.units import heading_context
+from chat.answers.units import STATUS, heading_context
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
@@ -270,7 +270,11 @@ def compose(brief: EvidenceBrief) -> str:
     else:
         lines.append(_said(lead))
 
-    if status in UNDECIDED_STATUSES and lead.source.hit.canonical_type:
+    if (
+        status in UNDECIDED_STATUSES
+        and lead.source.hit.canonical_type
+        and lead.unit.kind != STATUS  # the lead said its status already
+    ):
         # a proposal answers, but the reader learns it is not (yet) the rule
         state = "a draft" if status == CanonicalStatus.DRAFT else "in review"
         lines.append(

@@ -192,7 +192,15 @@ def _deciding(relation: frozenset[str]) -> bool:
     )
 
 
+# "where is X kept / stored / located?": the verb says only that X is somewhere
+_PLACING_VERBS = frozenset(
+    words.terms("kept stored held located found filed saved put placed sits lives hangs")
+)
+
+
 def _relation(kind: str, text: str) -> frozenset[str]:
+    if kind == PLACE:
+        return words.terms(text) & _PLACING_VERBS
     if kind == PERSON:
         match = _WHO_VERB.match(text)
         if match is None:

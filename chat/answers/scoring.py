@@ -440,10 +440,14 @@ def _identifier_bonus(identifiers: Sequence[str], text: str, around: str, kind: 
     return IDENTIFIER_AROUND if any(i in around for i in identifiers) else 0.0
 
 
-def _role_said(question: Question, unit: Unit) -> frozenset[str]:
+def _relation_said(question: Question, unit: Unit) -> frozenset[str]:
     """ "Who runs X", "who looks after X", "who is the boss of X": a unit naming a role (the
     site manager, the Head of Integration) says the relation the question's verb or role
-    noun asks, in other words. Not who decided: a role is no approval."""
+    noun asks, in other words. Not who decided: a role is no approval. "Where is X kept?":
+    a unit saying where in words ("are in the safe") says the keeping."""
+    if question.kind == PLACE:
+        placed = any(v.kind == vals.LOCATION for v in vals.values_in(unit.text))
+        return question.relation if placed else frozenset()
     if question.kind != PERSON or not vals.roles_in(unit.text):
         return frozenset()
     relation = question.relation if not question.decides else frozenset()
@@ -465,7 +469,7 @@ def score_unit(
     question's subject a unit states (IDF over the corpus, times rarity in English)."""
     own = unit_terms(unit)
     around = context_terms(source, unit)
-    lead_in = words.terms(unit.context) if unit.kind != "sentence" else frozenset()
+    lead_in = words.terms(unit.context)  # a sentence's: the one its pronoun refers to
     heading_words = words.terms(unit.section)
     current = question.terms
     shared_own = words.matching(current, own)
@@ -525,7 +529,7 @@ def score_unit(
         coverage=coverage(
             current,
             subject_weights or weights,
-            own | _role_said(question, unit),
+            own | _relation_said(question, unit),
             around,
             either=question.relation,
         ),

@@ -36,6 +36,8 @@ _ALTERNATIVES = re.compile(
 )
 _NOT_CHOSEN = re.compile(r"\b(rejected|not chosen|deferred)\W*$", re.IGNORECASE)
 # an item that defines something: a short label, then a colon ("Retries: exponential ...")
+# A sentence that opens with a pronoun goes on about what the sentence before named
+_ANAPHOR = re.compile(r"(?:it|its|they|their|them|this|these|those|he|she|his|her)\b", re.I)
 _ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
 # A leading "\3." or "\#": extracted PDF/Word text keeps Markdown markers escaped.
 _ESCAPED_MARKER = re.compile(r"^\\(?=[#>|*+\-\d])")
@@ -174,7 +176,7 @@ def split_units(
             body = body[:MAX_UNIT_CHARS].rsplit(" ", 1)[0] + " …"
         is_decision = decision
         alternative = bool(_ALTERNATIVES.search(current)) or bool(_NOT_CHOSEN.search(body[-40:]))
-        context = (lead_text or around) if kind != "sentence" else ""
+        context = (lead_text or around) if kind != "sentence" else around
         match = f"{label}: {body}" if kind == "row" and label else body
         for title in linked_titles:
             if kind == "row" and body.startswith(title):
@@ -219,7 +221,10 @@ def split_units(
                 lead = clean[:-1] if len(clean) <= MAX_CONTEXT_CHARS else ""
                 lead_text = clean[:-1]
                 continue
-            add(clean, "sentence", decision=bold_lead and index == 0)
+            # "Their passwords are in the safe": what "their" stands for is in the sentence
+            # before, matched as the sentence's context
+            earlier = sentences[index - 1] if index and _ANAPHOR.match(clean) else ""
+            add(clean, "sentence", decision=bold_lead and index == 0, around=earlier)
 
     def flush_item() -> None:
         nonlocal lead, lead_text

@@ -135,6 +135,18 @@ _LOCATION_RE = re.compile(
     r"|upstairs|downstairs)\b",
     re.IGNORECASE,
 )
+# ...and a place said with in/at/on after a verb of being or keeping ("are in the safe in DC1",
+# "stored on the shared drive"), not a time or a state ("is in force", "was on 3 May")
+_KEPT_IN_RE = re.compile(
+    r"\b(?:is|are|was|were|be|kept|stored|held|located|found|placed|filed|saved|hung|hangs|"
+    r"sits?|lives?|mounted|installed|lies|lie)\s+(?P<place>(?:in|inside|at|on)"
+    r"(?!\s+(?:\d|(?:the\s+)?(?:event|case|force|place|use|progress|effect|order|line|general|"
+    r"total|addition|practice|future|past|time|morning|afternoon|evening|night|weekends?|call|"
+    r"leave|risk|hold|top|least|most|first|last|all|any|each|every|this|that|these|those|which|"
+    r"what|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
+    r"may|june|july|august|september|october|november|december)\b))(?:\s+[\w'’-]+){1,7})",
+    re.IGNORECASE,
+)
 _SINGLE_NAME_RE = re.compile(rf"(?<=[a-z,(] ){_NAME_WORD}|(?<=\()({_NAME_WORD})")
 
 
@@ -318,6 +330,13 @@ def values_in(text: str) -> list[Value]:
         found.append(
             Value(LOCATION, phrase, (phrase.lower(),), match.start(), match.start() + len(phrase))
         )
+    for match in _KEPT_IN_RE.finditer(text):
+        phrase = re.split(r"\s+(?:and|but|or|which|where|so|if|when|until|for)\b", match["place"])[
+            0
+        ]
+        start = match.start("place")
+        if not any(v.kind == LOCATION and v.start <= start < v.end for v in found):
+            found.append(Value(LOCATION, phrase, (phrase.lower(),), start, start + len(phrase)))
     found.sort(key=lambda value: value.start)
     return found
 

@@ -146,6 +146,32 @@ def test_a_where_question_is_answered_by_a_place_said_in_words():
     assert not _brief("Where is the fridge alarm?", alarm).answerable
 
 
+def test_where_something_is_kept_is_a_place_not_the_name_of_its_owner():
+    # "are in the safe", "stored in the cabinet": a place said with "in" after a verb of
+    # being or keeping; "in 2019" or "in the event of" are not places
+    kinds = [(v.kind, v.text) for v in values_in(
+        "Their passwords are in sealed envelopes in the safe in DC1.")]  # fmt: skip
+    assert ("location", "in sealed envelopes in the safe in DC1") in kinds, kinds
+    assert "location" not in {v.kind for v in values_in("The policy was agreed in 2019.")}
+    assert "location" not in {
+        v.kind for v in values_in("It is in the event of a fire that the alarm sounds.")
+    }
+    # "their passwords": the sentence before says whose (the break-glass accounts')
+    record = hit(1, """# Privileged access: admin accounts, the PAM jump host and break-glass
+
+Standard SEC-STD-03, revision 2. Owner: Marcus Lee, Information Security Manager. Approved by Sarah Whitfield, CIO.
+
+## The rules
+
+**6. Password vault.** Service account passwords are stored in the PAM vault and rotated every 90 days.
+
+**7. Break-glass accounts.** If the PAM jump host is unavailable, two break-glass accounts can be used. Their passwords are in sealed envelopes in the safe in DC1. Opening an envelope needs two people.
+""", title="Privileged access: admin accounts, the PAM jump host and break-glass",
+        canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("where are the break-glass passwords kept?", record))
+    assert text.startswith("Their passwords are in sealed envelopes in the safe in DC1"), text
+
+
 def test_what_do_i_do_is_answered_by_the_numbered_steps():
     assert read_question("the detector on line 1 failed its check, what do i do").kind == "howto"
     procedure = hit(1, """# Detector checks
@@ -1556,6 +1582,7 @@ def test_whether_a_record_is_accepted_is_answered_by_its_curated_status():
     text = compose(brief)
     assert text.startswith("ADR-0014: Per-tenant rate limiting at the gateway is in review, not"
                            " accepted [2]"), text  # fmt: skip
+    assert text.count("in review") == 1, text  # said once, not again as a note
 
 
 def test_the_status_of_a_record_is_said_only_when_asked():
