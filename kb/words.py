@@ -61,6 +61,12 @@ IRREGULAR = {
     **dict.fromkeys(("drew", "drawn"), "draw"), **dict.fromkeys(("grew", "grown"), "grow"),
     **dict.fromkeys(("threw", "thrown"), "throw"), **dict.fromkeys(("flew", "flown"), "fly"),
 }  # fmt: skip
+# The short forms of the months a reader types ("the feb outage"); not "may" (a verb)
+_SHORT_MONTHS = {
+    "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+    "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
+    "nov": "november", "dec": "december",
+}  # fmt: skip
 
 
 @lru_cache(maxsize=65536)
@@ -69,6 +75,8 @@ def stem(word: str) -> str:
     (and the irregular past forms of common verbs meet their verb: kept ~ keep)."""
     if word in IRREGULAR:
         return IRREGULAR[word]
+    if word in _SHORT_MONTHS:
+        return _SHORT_MONTHS[word]
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]

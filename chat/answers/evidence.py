@@ -1408,6 +1408,13 @@ def build_brief(
         # "what did we use for X in 2024?", "where was X in 2023?" (the record in force then
         # states a place), "when did we move off X?": X's chain answers
         answerable, refusal = True, ""
+    bridge: Scored | None = None
+    if not answerable and question.specific and question.describes:
+        # multi-hop: "the RTO for the system that fell over in the feb outage": the outage
+        # names the system, another document gives that system's value
+        bridged = _bridged(question, answering, subject)
+        if bridged is not None:
+            (lead, bridge), answerable = bridged, True
     if not answerable:
         return EvidenceBrief(
             question=question, answerable=False, refusal=refusal, ranked=ranked, rejected=rejected
@@ -1438,7 +1445,7 @@ def build_brief(
         if as_list
         else ()
     )
-    support: list[Scored] = [symptom] if symptom is not None else []
+    support: list[Scored] = [u for u in (bridge, symptom) if u is not None]
     if question.kind == HOWTO and lead.unit.kind != "code":
         command = next(
             (
@@ -1556,6 +1563,61 @@ def _about_rejected(
             )
         )
     )
+
+
+BRIDGE_VALUES = 5  # units with the asked value that may be reached through another document
+BRIDGE_UNITS = 30  # ...and the best units of other documents looked at as the bridge to them
+BRIDGE_SHARE = 0.25  # the bridge states at least this share of the subject the value leaves out
+# Capitalised words that name a time, not a thing: they bridge nothing
+_TIME_NAMES = frozenset(
+    words.terms(
+        "january february march april may june july august september october november "
+        "december monday tuesday wednesday thursday friday saturday sunday"
+    )
+)
+
+
+def _proper_names(unit: Unit) -> frozenset[str]:
+    """The capitalised words of a unit that are not its sentence's first word nor a month
+    or a day: the names of the things it is about ("Larkspur", "EPR")."""
+    found = re.findall(r"(?<=[\w,;:()] )[A-Z][\w-]*[A-Za-z]", unit.text)
+    return frozenset(words.terms(" ".join(found))) - _TIME_NAMES
+
+
+def _bridged(
+    question: Question, ranked: Sequence[Scored], subject: dict[str, float]
+) -> tuple[Scored, Scored] | None:
+    """A unit carrying the asked kind of value and a unit of another document that names
+    the same thing (a name neither the question nor most documents state) and, together,
+    state the question's subject: the value's unit leads, the bridge supports it."""
+    values = [s for s in ranked if s.values and names_present(question.names, s.source, s.unit)][
+        :BRIDGE_VALUES
+    ]
+    asked = question.terms
+    best: tuple[float, Scored, Scored] | None = None
+    for value in values:
+        names = _proper_names(value.unit) - asked
+        if not names:
+            continue
+        own = unit_terms(value.unit)
+        around = context_terms(value.source, value.unit)
+        left = asked - words.matching(asked, own | around)
+        for other in ranked[:BRIDGE_UNITS]:
+            if other.document_id == value.document_id or other.source.block == "rejected":
+                continue
+            if not names & _proper_names(other.unit):
+                continue
+            other_own = unit_terms(other.unit)
+            other_around = context_terms(other.source, other.unit)
+            if coverage(left, subject, other_own, other_around) < BRIDGE_SHARE:
+                continue
+            together = coverage(asked, subject, own | other_own, around | other_around)
+            if together < MIN_COVERAGE:
+                continue
+            key = together + 0.1 * (value.score + other.score)
+            if best is None or key > best[0]:
+                best = (key, value, other)
+    return (best[1], best[2]) if best else None
 
 
 def _answerable(

@@ -263,6 +263,9 @@ class Question:
     continues: bool = False  # opens with a conjunction: it goes on from what was said ("and ...")
     asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
+    # it names its subject by what the subject did or is ("the system that fell over in the
+    # feb outage", "whoever is on call"): another document may say what that is
+    describes: bool = False
     # the past time a question asks about ("what did we use in March 2024?", "back in 2019")
     as_of: history.Stated | None = None
     # the verb saying that something was left behind ("when did we move off X?", "why did we
@@ -343,6 +346,15 @@ _WHICH_Q = re.compile(
 _ASKED_NOUN = re.compile(
     r"\s*(?:and\s+)?(?:what|which)(?:\s+(?:is|was|are|were))?"
     r"(?:\s+(?:the|our|a|an|my|your|their))?((?:\s+[\w/-]+){1,3})",
+    re.I,
+)
+
+
+# A subject named by a relative clause: "the system that fell over", "the person who
+# approved it", "whoever is on call" (not the question's own "what is it that ...")
+_DESCRIBED = re.compile(
+    r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,2}?[\w'’-]+\s+(?:that|which|who|whose)\s+\w+"
+    r"|\bwho(?:ever|mever)\b|\bwhichever\b",
     re.I,
 )
 
@@ -597,6 +609,7 @@ def read_question(text: str) -> Question:
         continues=bool(_CONTINUES.match(text)),
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
         superlative=_superlative(text),
+        describes=bool(_DESCRIBED.search(text)),
         asks_year=bool(_YEAR_Q.search(text)),
         relation=relation,
         decides=_deciding(relation),

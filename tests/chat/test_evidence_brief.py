@@ -1753,3 +1753,51 @@ At 09:20 the met mast stopped sending data: wind speed at 40, 80 and 112 m went 
         canonical_status="accepted")  # fmt: skip
     text = compose(_brief("how long was the met mast outage", incident))
     assert "6 h 10 min" in text.split("[")[0], text
+
+
+_RESULTS_OUTAGE = """# Lab results not reaching the EPR - 17 February 2026
+
+## Summary
+
+On the morning of 17 February 2026, results from Vireo LIS stopped arriving in Aster EPR at all three hospitals.
+
+## Timeline
+
+| Time | What happened |
+|---|---|
+| 06:48 | The shared archive volume reaches 100%. Larkspur starts rejecting result messages from Vireo |
+| 12:49 | Queue below 100 messages, results flowing normally. Incident resolved |
+"""
+_RECOVERY_TIERS = """# Backup and recovery
+
+## Recovery tiers
+
+| Tier | Systems | RPO | RTO |
+|---|---|---|---|
+| Tier 1 | Aster EPR, Larkspur Integration Hub, Vireo LIS | 15 minutes | 4 hours |
+| Tier 2 | MyRiverside portal, email, file shares | 24 hours | 24 hours |
+"""
+
+
+def test_a_value_asked_of_what_another_document_describes_is_found_across_the_two():
+    # multi-hop: the outage names the system, the recovery standard gives that system's
+    # RTO; neither alone states what the question asks about its subject
+    outage = hit(1, _RESULTS_OUTAGE, title="Lab results not reaching the EPR - 17 February 2026",
+                 canonical_type="incident", canonical_status="accepted")  # fmt: skip
+    tiers = hit(2, _RECOVERY_TIERS, title="Backup and recovery", canonical_type="standard",
+                canonical_status="accepted")  # fmt: skip
+    brief = _brief("what's the RTO for the system that fell over in the feb results outage",
+                   tiers, outage)  # fmt: skip
+    assert brief.answerable, brief.refusal
+    text = compose(brief)
+    assert text.startswith("Tier 1"), text
+    assert "4 hours" in text and "[2]" in text, text  # the bridge is quoted and cited
+    assert read_question("whats the number for whoever is on call that week").describes
+    assert not read_question("minimum allergen changeover time on hb3?").describes
+    assert not read_question("whats the RTO for the stratus historian").describes
+    # a subject the question names is not looked for through another document: the
+    # recovery tiers do not list it, and an outage naming Vireo does not make it Tier 1
+    assert not _brief("whats the RTO for the stratus historian", tiers, outage).answerable
+    # an outage nobody wrote up has no system to bridge to: refused
+    assert not _brief("what's the RTO for the system that fell over in the badge printer "
+                      "outage", tiers, outage).answerable  # fmt: skip

@@ -28,6 +28,8 @@ from kb import words
         ("MW", "200 megawatts"),
         ("kilometres", "6,650 km"),
         ("gigabytes", "a 5 GB quota"),
+        ("the feb outage", "17 February 2026"),  # a month's short form
+        ("sept", "September"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
