@@ -341,10 +341,23 @@ def values_in(text: str) -> list[Value]:
     return found
 
 
+# The last word of a name that names a place, not a person or a team ("Riverside General
+# Hospital", "Estates Building", "Harbour Road")
+_PLACE_HEADS = frozenset(
+    "hospital hospitals clinic centre center school university college building house hall "
+    "street road avenue lane square park station airport harbour port bakery farm hotel church "
+    "castle city town county island lake river mountain hill ward yard estate campus".split()
+)
+
+
 def is_person_like(value: Value) -> bool:
     """A name of two or more words (Anton Seidl, Incident Commander): who-questions are not
-    answered by a place or a country (Canada)."""
-    return value.kind == NAME and len(value.text.split()) >= 2
+    answered by a place or a country (Canada), nor by a name that ends in a kind of place
+    (Riverside General Hospital)."""
+    if value.kind != NAME:
+        return False
+    parts = value.text.split()
+    return len(parts) >= 2 and re.sub(r"['’]s?$", "", parts[-1].lower()) not in _PLACE_HEADS
 
 
 def counted_noun(value: Value) -> str:

@@ -8,7 +8,7 @@ import re
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
 from chat.answers.question import read_question
-from chat.answers.values import values_in
+from chat.answers.values import is_person_like, values_in
 from chat.prompt import number_sources
 from tests.chat.helpers import hit, result, supersede_link
 
@@ -1801,3 +1801,25 @@ def test_a_value_asked_of_what_another_document_describes_is_found_across_the_tw
     # an outage nobody wrote up has no system to bridge to: refused
     assert not _brief("what's the RTO for the system that fell over in the badge printer "
                       "outage", tiers, outage).answerable  # fmt: skip
+
+
+def test_who_is_not_answered_by_the_name_of_a_place():
+    generators = hit(1, """# Standby generators: testing and fuel
+
+## Generators we have
+
+| Site | Generators | Rating each | Location |
+|---|---|---|---|
+| Riverside General Hospital | 3 (RGH-G1, G2, G3) | 1,250 kVA | Energy centre, north service yard |
+| St Brigid's Hospital | 2 (SBH-G1, G2) | 800 kVA | Estates block plant room |
+
+## Contacts
+
+Estates duty engineer, 24/7, through switchboard. Requests to move a monthly test date go to Colin Barrett at least 10 working days before the first Tuesday concerned.
+""", title="Standby generators: testing and fuel", canonical_type="standard",
+        canonical_status="accepted")  # fmt: skip
+    # (the ranking, not the near-miss rule: one document is too few to weigh "ask" by)
+    text = compose(_brief("who do i ask to move a generator test?", generators, refuse=False))
+    assert text.startswith("Requests to move a monthly test date go to Colin Barrett"), text
+    assert not is_person_like(values_in("the Riverside General Hospital site")[0])
+    assert is_person_like(values_in("call Colin Barrett today")[0])
