@@ -243,9 +243,16 @@ def _transposed(term: str) -> frozenset[str]:
     )
 
 
+# A verb in -ify and its other forms (verified, verifies, verification): one word
+_IFY = re.compile(r"^([a-z]{3,})i(?:fications?|fi|fy|f)$")
+
+
 def _same_word(a: str, b: str) -> bool:
     if "-" in a + b and a.replace("-", "") == b.replace("-", ""):
         return True  # sf-2 ~ sf2, e-mail ~ email
+    a, b = _IFY.sub(r"\1ify", a), _IFY.sub(r"\1ify", b)
+    if a == b:
+        return True
     a, b = _root(a), _root(b)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
     if len(short) < 3:

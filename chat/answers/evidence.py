@@ -50,6 +50,7 @@ from chat.answers.scoring import (
     with_meaning,
 )
 from chat.answers.units import (
+    HOWTO_HEADING,
     OWNERS,
     STATUS,
     Unit,
@@ -1431,6 +1432,8 @@ def build_brief(
         # in a section of its own named for the situation ("Lost or stolen badges"): that
         # section says what to do, another section's steps are about something else
         steps = [s for s in answering if s.unit.step and s.document_id == lead.document_id]
+        # ...those under a heading that says how to, ahead of a numbered list of when to
+        steps = [s for s in steps if HOWTO_HEADING.match(s.unit.section)] or steps
         section = lead.unit.section if lead.unit.section != lead.source.hit.title else ""
         named = bool(section) and (
             coverage(question.terms, weights, words.terms(section), frozenset()) >= MIN_COVERAGE

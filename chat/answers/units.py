@@ -36,6 +36,12 @@ _ALTERNATIVES = re.compile(
 )
 _NOT_CHOSEN = re.compile(r"\b(rejected|not chosen|deferred)\W*$", re.IGNORECASE)
 # an item that defines something: a short label, then a colon ("Retries: exponential ...")
+# A heading that says how to do something: the items under it are a procedure's steps,
+# numbered or not ("How to check", "Steps", "Procedure")
+HOWTO_HEADING = re.compile(
+    r"^\W*(?:\d+[.)]?\s*)?(?:how to|how do (?:i|we|you)|steps?\b|procedure\b|instructions\b)",
+    re.I,
+)
 # A sentence that opens with a pronoun goes on about what the sentence before named
 _ANAPHOR = re.compile(r"(?:it|its|they|their|them|this|these|those|he|she|his|her)\b", re.I)
 _ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
@@ -244,7 +250,7 @@ def split_units(
             label=labelled.group(1) if labelled else "",
             bare=body,
             around=context,
-            step=numbered[0],
+            step=numbered[0] or bool(HOWTO_HEADING.match(current)),
         )
 
     lines = text.splitlines()

@@ -192,6 +192,30 @@ def test_what_do_i_do_is_answered_by_the_numbered_steps():
     assert "Stop the line" in text and "QA signs off" in text, text
 
 
+def test_how_do_i_is_answered_by_the_section_that_says_how_to():
+    # its bullets are the procedure's steps, ahead of the numbered list of when to do it
+    procedure = hit(1, """# Metal detection verification (QP-05, revision 4)
+
+Effective 3 November 2025. We have 8 metal detectors - one on each bakery packing line and two on CH2.
+
+## When to check
+
+1. At the start of production, before the first pack.
+2. Every 2 hours during production.
+3. After any maintenance, repair or setting change on the detector.
+
+## How to check
+
+- Put the test piece in a pack of the product that is running.
+- Pass the pack through the detector three times: at the leading edge, in the middle and at the trailing edge.
+- Record the result in the check sheet straight away.
+""", title="Metal detection verification (QP-05, revision 4)", canonical_type="procedure",
+        canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("how do i verify a metal detector?", procedure))
+    assert "Put the test piece in a pack" in text.split("[1]")[0], text
+    assert "Pass the pack through the detector three times" in text, text
+
+
 def test_an_answer_from_a_draft_says_it_is_not_yet_the_rule():
     draft = hit(1, "# Leading-edge repair\n\nRepairs are planned case by case by the planners.\n",
                 title="Leading-edge repair standard", canonical_type="standard",

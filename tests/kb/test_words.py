@@ -30,6 +30,9 @@ from kb import words
         ("gigabytes", "a 5 GB quota"),
         ("the feb outage", "17 February 2026"),  # a month's short form
         ("sept", "September"),
+        ("verify", "verification"),  # a verb in -ify and its noun in -ification
+        ("notified", "notification"),
+        ("classification", "classifies"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
