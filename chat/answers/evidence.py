@@ -823,7 +823,11 @@ def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored])
         out = []
         for cell in row.unit.bare.partition(" — ")[2].split("; "):
             label, _, value = cell.partition(": ")
-            number = re.fullmatch(r"\s*(-?\d[\d,]*(?:\.\d+)?)\s*", value)
+            # a number, with its currency or unit ("EUR 96,000", "97.8%", "1,250 kVA")
+            number = re.fullmatch(
+                r"\s*(?:[€$£]|[A-Z]{3}\s)?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[A-Za-z]{1,4})?\s*",
+                value,
+            )
             if number:
                 out.append((label, float(number.group(1).replace(",", ""))))
         return out

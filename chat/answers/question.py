@@ -82,6 +82,12 @@ _FRAME = re.compile(
     r"deep|wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
     re.I,
 )
+# A time said relative to today ("last year", "this month"): documents name the year itself
+_RELATIVE_TIME = re.compile(
+    r"\b(?:last|this|next|past|previous)\s+(?:year|month|week|quarter|summer|winter|spring|"
+    r"autumn)\b",
+    re.I,
+)
 # "how long did the outage last / does it take?": the closing verb asks how long again
 _SPAN_VERB = re.compile(r"\b(?:last|lasts|lasted|take|takes|took)\W*$", re.I)
 # Things that last rather than measure: "how long was the outage" asks for a span of time,
@@ -371,6 +377,10 @@ _PHONE_Q = re.compile(
     r"\bnumber (?:to|do i|should i|can i) (?:call|ring|dial|phone)\b|\bnumber for\b.*\bphone\b",
     re.I,
 )
+_COUNTED_TIME = re.compile(
+    r"\bhow many (?:\w+ )?(?:seconds|minutes|mins|hours|hrs|days|weeks|months|years|shifts)\b",
+    re.I,
+)
 _WEIGHT_WORDS = re.compile(r"\b(?:weigh|weighs|weight|heavy)\b", re.I)
 _PERCENT_WORDS = re.compile(r"\b(?:percent|percentage|per cent|share|proportion|%)", re.I)
 
@@ -395,6 +405,9 @@ def _value_kinds(kind: str, text: str) -> frozenset[str]:
             return frozenset({values.QUANTITY})
         if _measured_in(text):
             return frozenset({values.QUANTITY})  # "how many megawatts": so many MW
+        if _COUNTED_TIME.search(text):
+            # "how many hours / working days": a span of them ("60 hours per turbine")
+            return frozenset({values.DURATION, values.COUNT})
         if re.search(r"\bhow many\b", text, re.I):
             return frozenset({values.COUNT})
     if kind == DURATION and (
@@ -559,7 +572,7 @@ def read_question(text: str) -> Question:
     subject = _FRAME.sub(" ", text)
     if kind == DURATION:
         subject = _SPAN_VERB.sub(" ", subject)
-    for frame in (_PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
+    for frame in (_RELATIVE_TIME, _PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
         subject = frame.sub(" ", subject)
     asks_past = bool(_PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text)))
     # a date in a question in the past tense asks what held then ("what did we use in 2019?")

@@ -278,9 +278,11 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
         found = [
             v
             for v in found
-            if v.kind != vals.COUNT
+            if v.kind not in (vals.COUNT, vals.DURATION)
             or words.matching(question.counted, words.terms(vals.counted_noun(v)))
-            or (named and not vals.counts_things(v))
+            or (v.kind == vals.COUNT and named and not vals.counts_things(v))
+            # "how many hours": a span in hours, not "15 minutes"
+            or (v.kind == vals.DURATION and words.matching(question.counted, words.terms(v.text)))
         ]
     if question.measured_in:
         # "how many megawatts": a quantity in megawatts, not in metres

@@ -1847,3 +1847,45 @@ Estates duty engineer, 24/7, through switchboard. Requests to move a monthly tes
     assert text.startswith("Requests to move a monthly test date go to Colin Barrett"), text
     assert not is_person_like(values_in("the Riverside General Hospital site")[0])
     assert is_person_like(values_in("call Colin Barrett today")[0])
+
+
+def test_how_many_hours_is_answered_by_a_span_of_hours():
+    assert (
+        "duration" in read_question("how many hours of scheduled service are excluded?").value_kinds
+    )
+    assert "duration" in read_question("how many working days notice do we give?").value_kinds
+    assert "duration" not in read_question("how many turbines are at carn dubh?").value_kinds
+    availability = hit(1, """# Turbine availability
+
+## Excluded hours
+
+These hours are taken out of both the top and the bottom of the formula:
+
+1. **Grid outages and curtailment** ordered by the grid operator.
+2. **Scheduled service** by Nordvik, up to **60 hours per turbine per year**; anything beyond 60 hours counts as unavailable.
+""", title="Turbine availability - what we mean and how we count it")  # fmt: skip
+    text = compose(_brief("how many hours of scheduled service are excluded?", availability))
+    assert "60 hours per turbine per year" in text, text
+    # a span in other units does not say how many days
+    proposal = hit(2, "# On-call proposal\n\nThe on-call technician must answer the ROC within "
+                      "15 minutes and starts the next day no earlier than 11 hours after the "
+                      "call-out ended.\n", title="On-call proposal")  # fmt: skip
+    assert not _brief("how many days of annual leave do technicians get", proposal).answerable
+
+
+def test_the_best_row_is_read_in_the_column_asked_even_with_a_percent_sign():
+    availability = hit(1, """# Turbine availability
+
+## 2025 results
+
+| Site | Turbines | Availability 2025 |
+|---|---|---|
+| Brekken Ridge | 24 | 97.4% |
+| Sollia Heights | 18 | 96.1% |
+| Carn Dubh | 12 | 97.8% |
+| Fleet (turbine-weighted) | 54 | 97.1% |
+""", title="Turbine availability - what we mean and how we count it")  # fmt: skip
+    best = compose(_brief("which site had the best availability last year?", availability))
+    assert best.startswith("Carn Dubh"), best
+    worst = compose(_brief("which site had the lowest availability in 2025?", availability))
+    assert worst.startswith("Sollia Heights"), worst
