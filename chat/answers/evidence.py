@@ -596,7 +596,14 @@ def _pick_lead(
             and s.coverage >= SAME_SUBJECT * best.coverage
         ]
         # a table whose first column is named by the question ("vendors": "Vendor") lists them
-        lists.sort(key=lambda s: (not words.matching(question.terms, words.terms(s.unit.label)),))
+        lists.sort(
+            key=lambda s: (
+                not (
+                    s.unit.kind == "row"
+                    and words.matching(question.terms, words.terms(s.unit.label))
+                ),
+            )
+        )
         best = lists[0] if lists else best
     if question.asks_past:
         return best  # history questions quote the record of the time

@@ -127,7 +127,10 @@ _ALTERNATIVES = re.compile(
     r"\b(?:not|n't|alternatives?|reject\w*|instead|consider\w*|why not|other options?)\b", re.I
 )
 _LIST_WORDS = re.compile(
-    r"\b(?:list|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of)\b",
+    r"\b(?:list|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of|"
+    # what it takes: "what do I need before ...", "what is required", "the requirements"
+    r"what (?:do|does|did|would|will) (?:i|we|you|they|one|it|\w+) need|what(?:'s| is) "
+    r"(?:needed|required)|requirements)\b",
     re.I,
 )
 _PLURAL_AFTER_WH = re.compile(

@@ -178,7 +178,7 @@ def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
     names what broke; readers call it the outage or the incident)."""
     hit = source.hit
     return words.terms(
-        f"{unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about} "
+        f"{unit.section} {unit.context} {unit.intro} {hit.title} {hit.heading_path} {source.about} "
         f"{_TYPE_NAMES.get(hit.canonical_type or '', '')}"
     )
 
@@ -471,7 +471,9 @@ def score_unit(
     question's subject a unit states (IDF over the corpus, times rarity in English)."""
     own = unit_terms(unit)
     around = context_terms(source, unit)
-    lead_in = words.terms(unit.context)  # a sentence's: the one its pronoun refers to
+    # a sentence's: the one its pronoun refers to; an item's: its lead-in, and the sentence
+    # that announced its list
+    lead_in = words.terms(f"{unit.context} {unit.intro}")
     heading_words = words.terms(unit.section)
     current = question.terms
     shared_own = words.matching(current, own)

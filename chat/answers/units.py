@@ -42,6 +42,8 @@ HOWTO_HEADING = re.compile(
     r"^\W*(?:\d+[.)]?\s*)?(?:how to|how do (?:i|we|you)|steps?\b|procedure\b|instructions\b)",
     re.I,
 )
+# A sentence that announces the list after it ("all eight of the following are in place")
+_ANNOUNCES_LIST = re.compile(r"\b(?:the following|as follows|listed below|below are)\b", re.I)
 # A sentence that opens with a pronoun goes on about what the sentence before named
 _ANAPHOR = re.compile(r"(?:it|its|they|their|them|this|these|those|he|she|his|her)\b", re.I)
 _ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
@@ -65,6 +67,9 @@ class Unit:
     group: int = -1  # items of one list (rows of one table) share a group; sentences have -1
     bare: str = ""  # an item or row without its context prefix (to quote a list whole)
     step: bool = False  # an item of a numbered list: a step of a procedure
+    # the sentence that announced the item's list ("... all eight of the following are in
+    # place."): matched with the item, never quoted, and no part of which list it is
+    intro: str = ""
 
     @property
     def words(self) -> str:
@@ -157,6 +162,7 @@ def split_units(
     lead = ""  # a short paragraph ending with ':' introduces the list/table/code after it
     # the same lead-in however long: matched against the question, never quoted
     lead_text = _clean(preceding, link_titles or {}) if preceding else ""
+    announced = ""
     depth = 9
     current = section
     if _starts_inside_fence(text):
@@ -210,11 +216,12 @@ def split_units(
                 group,
                 bare.strip() or body,
                 step,
+                announced if kind != "sentence" else "",
             )
         )
 
     def flush_paragraph() -> None:
-        nonlocal lead, lead_text
+        nonlocal lead, lead_text, announced
         if not paragraph:
             return
         raw = " ".join(paragraph)
@@ -227,6 +234,10 @@ def split_units(
                 lead = clean[:-1] if len(clean) <= MAX_CONTEXT_CHARS else ""
                 lead_text = clean[:-1]
                 continue
+            if _ANNOUNCES_LIST.search(clean):
+                # "... only when all eight of the following are in place.": what the list
+                # after it is for, matched with its items
+                announced = clean
             # "Their passwords are in the safe": what "their" stands for is in the sentence
             # before, matched as the sentence's context
             earlier = sentences[index - 1] if index and _ANAPHOR.match(clean) else ""
@@ -283,7 +294,7 @@ def split_units(
             flush_item()
             depth = len(heading.group(1))
             current = _clean(heading.group(2), titles)
-            lead = lead_text = ""
+            lead = lead_text = announced = ""
             header = None
             continue
         if stripped.startswith("|"):

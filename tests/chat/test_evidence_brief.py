@@ -1889,3 +1889,32 @@ def test_the_best_row_is_read_in_the_column_asked_even_with_a_percent_sign():
     assert best.startswith("Carn Dubh"), best
     worst = compose(_brief("which site had the lowest availability in 2025?", availability))
     assert worst.startswith("Sollia Heights"), worst
+
+
+def test_what_do_i_need_is_answered_by_the_whole_list_the_following_announces():
+    assert read_question("what do i need in place before a device goes on the network").wants_list
+    assert read_question("what are the requirements for a visitor badge?").wants_list
+    standard = hit(1, """# Connecting medical devices to the network
+
+## Required before a device is connected
+
+A device may be connected to the MDN only when **all three** of the following are in place. Clinical Engineering checks item 1; Information Security checks the rest.
+
+1. **Inventory entry.** The device has an EBME asset number and is recorded in the device inventory.
+2. **MDS2 form on file.** The manufacturer's security disclosure is saved against the device class.
+3. **No direct internet access.** MDN VLANs have no route to the internet.
+
+## Monitoring
+
+Clinical Engineering reviews the network logs of every connected device each month.
+""", title="Connecting medical devices to the network", canonical_type="standard",
+        canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("what do i need in place before a medical device goes on the network",
+                          standard))  # fmt: skip
+    listed = text.split("[1]")[0]  # the list first, whole
+    for item in ("Inventory entry", "MDS2 form on file", "No direct internet access"):
+        assert item in listed, text
+    # the sentence announcing the list is matched with its items ("in place")
+    brief = _brief("what do i need in place before a medical device goes on the network",
+                   standard)  # fmt: skip
+    assert "in place" in brief.lead.unit.intro, brief.lead.unit
