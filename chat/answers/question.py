@@ -39,6 +39,23 @@ _DATE_Q = re.compile(
     re.I,
 )
 _PERSON_Q = re.compile(r"^\s*(?:and\s+|but\s+|so\s+)?(?:who|whom|whose)\b", re.I)
+# "Which architect designed X?", "which two engineers": a person answers, as for "who"
+_PERSON_NOUNS = (
+    r"architects?|engineers?|designers?|builders?|inventors?|founders?|authors?|writers?|"
+    r"poets?|novelists?|playwrights?|dramatists?|composers?|conductors?|musicians?|singers?|"
+    r"painters?|artists?|sculptors?|scientists?|physicists?|chemists?|mathematicians?|"
+    r"economists?|philosophers?|historians?|explorers?|navigators?|captains?|admirals?|"
+    r"generals?|commanders?|emperors?|empress|kings?|queens?|monarchs?|rulers?|princes?|"
+    r"princess|popes?|bishops?|presidents?|ministers?|chancellors?|governors?|mayors?|"
+    r"politicians?|leaders?|heads? of state|directors?|managers?|chairman|chairwoman|owners?|"
+    r"rectors?|professors?|teachers?|doctors?|physicians?|surgeons?|nurses?|pilots?|"
+    r"astronauts?|cyclists?|riders?|players?|athletes?|boys?|girls?|man|men|woman|women|"
+    r"persons?|people|colleagues?|employees?|technicians?|supervisors?|person"
+)
+_WHICH_PERSON = re.compile(
+    rf"^\s*(?:and\s+)?(?:which|what)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_PERSON_NOUNS})\b",
+    re.I,
+)
 _PLACE_Q = re.compile(r"^\s*(?:and\s+)?where\b|\bin which (?:city|country|town|place)\b", re.I)
 _REASON_Q = re.compile(
     r"^\s*(?:and\s+)?why\b|\bwhat (?:caused|causes|led to|was the (?:cause|reason)|is the reason)"
@@ -307,7 +324,7 @@ def _kind(text: str) -> str:
         return DURATION
     if _DATE_Q.search(text):
         return DATE
-    if _PERSON_Q.search(text):
+    if _PERSON_Q.search(text) or _WHICH_PERSON.match(text):
         return PERSON
     if _PLACE_Q.search(text):
         return PLACE

@@ -357,6 +357,8 @@ def is_person_like(value: Value) -> bool:
     if value.kind != NAME:
         return False
     parts = value.text.split()
+    if any(ch.isdigit() for ch in value.text):
+        return False  # a model or a code ("Lockheed SR-71 Blackbird"), not a person
     return len(parts) >= 2 and re.sub(r"['’]s?$", "", parts[-1].lower()) not in _PLACE_HEADS
 
 

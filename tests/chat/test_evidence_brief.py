@@ -1918,3 +1918,24 @@ Clinical Engineering reviews the network logs of every connected device each mon
     brief = _brief("what do i need in place before a medical device goes on the network",
                    standard)  # fmt: skip
     assert "in place" in brief.lead.unit.intro, brief.lead.unit
+
+
+def test_which_person_asks_who():
+    # "which architect", "which Castilian monarchs": a person answers, as for "who"
+    for asked in (
+        "Which architect designed the titanium-clad Guggenheim Museum Bilbao?",
+        "Which Castilian monarchs signed the Treaty of Tordesillas?",
+        "which engineer built the Forth Bridge?",
+    ):
+        assert read_question(asked).kind == "person", asked
+    assert read_question("which interface engine are we on?").kind != "person"
+    assert read_question("which vendor scored best?").kind != "person"
+    titanium = hit(1, "# Titanium\n\nThe metal is used in the Lockheed SR-71 Blackbird "
+                      "aircraft and in architecture: the Guggenheim Museum Bilbao, opened in "
+                      "1997, is clad in thin titanium panels.\n",
+                   title="Titanium")  # fmt: skip
+    assert not _brief("Which architect designed the titanium-clad Guggenheim Museum Bilbao?",
+                      titanium).answerable  # fmt: skip
+    bridge = hit(1, "# Forth Bridge\n\nThe bridge was designed by the engineers John Fowler "
+                    "and Benjamin Baker and opened in 1890.\n", title="Forth Bridge")  # fmt: skip
+    assert "John Fowler" in compose(_brief("which engineer designed the Forth Bridge?", bridge))
