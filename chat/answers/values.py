@@ -163,6 +163,12 @@ _NOT_NAMES = frozenset(
 )
 
 
+_CALENDAR_WORDS = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+
+
 # an acronym or code word (JSON, SEV2, HMAC-SHA256), a snake_case or dotted name, a flag
 _CODE_RE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Z0-9]{1,}(?:[-_][A-Z0-9]+)*|[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|"
@@ -311,6 +317,8 @@ def values_in(text: str) -> list[Value]:
                 tokens = tokens[1:]
             if not tokens or not any(ch.islower() for ch in tokens[-1].group(0)):
                 continue  # a sentence opening, or an acronym (PITR, ROC): not a name
+            if len(tokens) == 1 and tokens[0].group(0).lower() in _CALENDAR_WORDS:
+                continue  # "between May and July": a time, not a name
             # words apart by any white space (a tab, a line break) are one name
             name = " ".join(token.group(0) for token in tokens)
             start = match.start() + tokens[0].start()

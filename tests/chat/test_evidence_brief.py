@@ -1939,3 +1939,11 @@ def test_which_person_asks_who():
     bridge = hit(1, "# Forth Bridge\n\nThe bridge was designed by the engineers John Fowler "
                     "and Benjamin Baker and opened in 1890.\n", title="Forth Bridge")  # fmt: skip
     assert "John Fowler" in compose(_brief("which engineer designed the Forth Bridge?", bridge))
+
+
+def test_a_month_or_a_day_is_no_name():
+    found = values_in("A proof of concept ran with three vendors between May and July 2025, "
+                      "and the review met on Monday.")  # fmt: skip
+    assert not [v.text for v in found if v.kind == "name"], found
+    assert [v.text for v in values_in("It was approved by Ingrid Solberg in May.")
+            if v.kind == "name"] == ["Ingrid Solberg"]  # fmt: skip
