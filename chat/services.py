@@ -336,7 +336,12 @@ def _widened(
     first retrieval and the second): the documents' other retrieved chunks, the first
     document whole when short, the neighbours of the best chunks, a table's first rows; for
     a why-question, the first rejected approach found, whole."""
-    from kb.retrieval import neighbour_hits, short_document_hits, worded_chunk_hits
+    from kb.retrieval import (
+        neighbour_hits,
+        opening_hits,
+        short_document_hits,
+        worded_chunk_hits,
+    )
 
     # the other retrieved chunks of the documents found (the per-document cap moved them
     # to the runner-ups: a question about one document is answered from all of it)
@@ -356,6 +361,10 @@ def _widened(
             user=user, query=query, document_ids=first, max_chunks=SHORT_DOCUMENT_CHUNKS
         ),
         block="context",
+    )
+    # ...and, when longer, its opening: what it is and its key facts
+    sources = add_sources(
+        sources, opening_hits(user=user, query=query, document_ids=first), block="context"
     )
     if asks_why:
         # ...and so is the first rejected approach found, up to a longer length: why it was

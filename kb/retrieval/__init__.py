@@ -4,6 +4,7 @@ from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError, Retri
 from kb.retrieval.pipeline import (
     document_hits,
     neighbour_hits,
+    opening_hits,
     search,
     short_document_hits,
     worded_chunk_hits,
@@ -29,5 +30,6 @@ __all__ = [
     "short_document_hits",
     "worded_chunk_hits",
     "neighbour_hits",
+    "opening_hits",
     "search",
 ]

@@ -478,6 +478,18 @@ def short_document_hits(
     return tuple(_side_hit(c, "primary") for c in candidates if count[c.document_id] <= max_chunks)
 
 
+def opening_hits(*, user: Any, query: str, document_ids: Sequence[int]) -> tuple[SearchHit, ...]:
+    """The first chunk of each visible document among `document_ids`, scored by cosine to the
+    query: a document's opening says what it is and its key facts (a postmortem's severity
+    and duration, a standard's revision and owner), and embeds far from most questions."""
+    if not document_ids:
+        return ()
+    scope = Scope.for_documents(Document.objects.visible_to(user).filter(id__in=document_ids))
+    positions = ", ".join(f"({int(d)}, 0)" for d in document_ids)
+    candidates = chunks_by_position(scope=scope, positions=positions, vector=_side_vector(query))
+    return tuple(_side_hit(c, "primary") for c in candidates)
+
+
 def worded_chunk_hits(
     *,
     user: Any,

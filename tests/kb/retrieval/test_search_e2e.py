@@ -16,6 +16,7 @@ from kb.retrieval import (
     InvalidSearchRequest,
     SearchFilters,
     arms,
+    opening_hits,
     search,
     short_document_hits,
     worded_chunk_hits,
@@ -750,3 +751,19 @@ def test_rejected_approaches_are_fetched_by_the_arm_that_finishes_first(
     assert _all_lists(together) == _all_lists(alone)
     assert fetched_by[0].startswith(fetched_on)  # the concurrent search
     assert fetched_by[1] == "searcher"  # the sequential one: always the caller
+
+
+def test_the_opening_of_a_document_is_read(alpha, corpus):
+    from kb.models import Chunk
+
+    documents = Document.objects.filter(project__key__in=[PROJECT, FOREIGN])
+    mine = [d for d in documents if d.project.key == PROJECT]
+    foreign = next(d for d in documents if d.project.key == FOREIGN)
+    found = opening_hits(
+        user=corpus["reader"], query="cache", document_ids=[d.id for d in mine] + [foreign.id]
+    )
+    assert sorted((hit.slug, hit.chunk_order) for hit in found) == sorted(
+        (d.slug, 0) for d in mine if Chunk.objects.filter(document=d).exists()
+    )  # the first chunk of each, never a document the reader cannot see
+    assert all(hit.cosine is not None for hit in found)
+    assert opening_hits(user=corpus["reader"], query="cache", document_ids=[]) == ()
