@@ -61,6 +61,11 @@ IRREGULAR = {
     **dict.fromkeys(("drew", "drawn"), "draw"), **dict.fromkeys(("grew", "grown"), "grow"),
     **dict.fromkeys(("threw", "thrown"), "throw"), **dict.fromkeys(("flew", "flown"), "fly"),
 }  # fmt: skip
+# The names of the months and the days of the week: a time, never the name of a thing
+CALENDAR_WORDS = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
 # The short forms of the months a reader types ("the feb outage"); not "may" (a verb)
 _SHORT_MONTHS = {
     "jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",

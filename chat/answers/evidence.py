@@ -1582,20 +1582,13 @@ def _about_rejected(
 BRIDGE_VALUES = 5  # units with the asked value that may be reached through another document
 BRIDGE_UNITS = 30  # ...and the best units of other documents looked at as the bridge to them
 BRIDGE_SHARE = 0.25  # the bridge states at least this share of the subject the value leaves out
-# Capitalised words that name a time, not a thing: they bridge nothing
-_TIME_NAMES = frozenset(
-    words.terms(
-        "january february march april may june july august september october november "
-        "december monday tuesday wednesday thursday friday saturday sunday"
-    )
-)
 
 
 def _proper_names(unit: Unit) -> frozenset[str]:
     """The capitalised words of a unit that are not its sentence's first word nor a month
     or a day: the names of the things it is about ("Larkspur", "EPR")."""
     found = re.findall(r"(?<=[\w,;:()] )[A-Z][\w-]*[A-Za-z]", unit.text)
-    return frozenset(words.terms(" ".join(found))) - _TIME_NAMES
+    return frozenset(words.terms(" ".join(found))) - words.CALENDAR_WORDS
 
 
 def _bridged(

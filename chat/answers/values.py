@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from chat.answers import history
-from kb.words import STOPWORDS, terms, unit_symbol
+from kb.words import CALENDAR_WORDS, STOPWORDS, terms, unit_symbol
 
 # What a question may ask for, and what a unit may carry.
 DURATION = "duration"
@@ -160,12 +160,6 @@ _NOT_NAMES = frozenset(
     """the a an this that these those in on at for from to by with of and or but if when
     while after before since until during every each all no not our we you they it its
     there here what which who how why where my your their his her""".split()
-)
-
-
-_CALENDAR_WORDS = frozenset(
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday""".split()
 )
 
 
@@ -317,7 +311,7 @@ def values_in(text: str) -> list[Value]:
                 tokens = tokens[1:]
             if not tokens or not any(ch.islower() for ch in tokens[-1].group(0)):
                 continue  # a sentence opening, or an acronym (PITR, ROC): not a name
-            if len(tokens) == 1 and tokens[0].group(0).lower() in _CALENDAR_WORDS:
+            if len(tokens) == 1 and tokens[0].group(0).lower() in CALENDAR_WORDS:
                 continue  # "between May and July": a time, not a name
             # words apart by any white space (a tab, a line break) are one name
             name = " ".join(token.group(0) for token in tokens)
