@@ -563,6 +563,12 @@ def _trust_margin(best: Scored, trusted: Scored) -> float:
     return TRUST_MARGIN * tiers
 
 
+# The words that say a list is what something requires
+_REQUIRED_WORDS = frozenset(
+    words.terms("required requirement requirements must need needed prerequisite mandatory")
+)
+
+
 def _pick_lead(
     question: Question,
     ranked: Sequence[Scored],
@@ -595,12 +601,20 @@ def _pick_lead(
             and s.score >= best.score - LIST_MARGIN
             and s.coverage >= SAME_SUBJECT * best.coverage
         ]
-        # a table whose first column is named by the question ("vendors": "Vendor") lists them
+        # a table whose first column is named by the question ("vendors": "Vendor") lists them;
+        # what something needs is the list said to be required ("Required before ...")
         lists.sort(
             key=lambda s: (
                 not (
                     s.unit.kind == "row"
                     and words.matching(question.terms, words.terms(s.unit.label))
+                ),
+                not (
+                    question.asks_requirements
+                    and words.matching(
+                        _REQUIRED_WORDS,
+                        words.terms(f"{s.unit.section} {s.unit.context} {s.unit.intro}"),
+                    )
                 ),
             )
         )

@@ -143,11 +143,15 @@ _CURRENT = re.compile(r"\b(?:still|now|current(?:ly)?|today|nowadays|latest|anym
 _ALTERNATIVES = re.compile(
     r"\b(?:not|n't|alternatives?|reject\w*|instead|consider\w*|why not|other options?)\b", re.I
 )
+# What it takes: "what do I need before ...", "what is required", "the requirements"
+_NEEDS = (
+    r"what (?:do|does|did|would|will) (?:i|we|you|they|one|it|\w+) need|what(?:'s| is) "
+    r"(?:needed|required)|requirements"
+)
+_NEEDS_Q = re.compile(rf"\b(?:{_NEEDS})\b", re.I)
 _LIST_WORDS = re.compile(
     r"\b(?:list|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of|"
-    # what it takes: "what do I need before ...", "what is required", "the requirements"
-    r"what (?:do|does|did|would|will) (?:i|we|you|they|one|it|\w+) need|what(?:'s| is) "
-    r"(?:needed|required)|requirements)\b",
+    rf"{_NEEDS})\b",
     re.I,
 )
 _PLURAL_AFTER_WH = re.compile(
@@ -288,6 +292,7 @@ class Question:
     refers_back: bool = False  # a pronoun stands for a thing it does not name ("go live on it")
     continues: bool = False  # opens with a conjunction: it goes on from what was said ("and ...")
     asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
+    asks_requirements: bool = False  # "what do I need before X?": what X requires
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
     # it names its subject by what the subject did or is ("the system that fell over in the
     # feb outage", "whoever is on call"): another document may say what that is
@@ -641,6 +646,7 @@ def read_question(text: str) -> Question:
         refers_back=bool(_REFERS_BACK.search(text)),
         continues=bool(_CONTINUES.match(text)),
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
+        asks_requirements=bool(_NEEDS_Q.search(text)),
         superlative=_superlative(text),
         describes=bool(_DESCRIBED.search(text)),
         asks_year=bool(_YEAR_Q.search(text)),

@@ -1918,6 +1918,18 @@ Clinical Engineering reviews the network logs of every connected device each mon
     brief = _brief("what do i need in place before a medical device goes on the network",
                    standard)  # fmt: skip
     assert "in place" in brief.lead.unit.intro, brief.lead.unit
+    # of two lists, the one said to be required, not the one sharing more words
+    moves = hit(2, """# Connecting medical devices to the network
+
+## Changes and moves
+
+- Moving a device to another ward or site: Clinical Engineering updates the inventory, the network team moves the port to the right VLAN.
+- New software version: Clinical Engineering gets the new MDS2 form.
+""", title="Connecting medical devices to the network", canonical_type="standard",
+        canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("what do i need in place before a medical device goes on the network",
+                          moves, standard))  # fmt: skip
+    assert text.startswith("Required before a device is connected"), text
 
 
 def test_which_person_asks_who():
