@@ -362,9 +362,13 @@ def _widened(
         ),
         block="context",
     )
-    # ...and, when longer, its opening: what it is and its key facts
+    # ...and, when longer, its opening: what it is and its key facts (not fetched again when
+    # the document was read whole or retrieval found its opening)
+    opened = {s.hit.document_id for s in sources if s.hit.chunk_order == 0}
     sources = add_sources(
-        sources, opening_hits(user=user, query=query, document_ids=first), block="context"
+        sources,
+        opening_hits(user=user, query=query, document_ids=[d for d in first if d not in opened]),
+        block="context",
     )
     if asks_why:
         # ...and so is the first rejected approach found, up to a longer length: why it was

@@ -1615,6 +1615,17 @@ def _bridged(
         :BRIDGE_VALUES
     ]
     asked = question.terms
+    # each possible bridge read once: its names, its own terms and those around it
+    bridges = [
+        (
+            other,
+            _proper_names(other.unit),
+            unit_terms(other.unit),
+            context_terms(other.source, other.unit),
+        )
+        for other in ranked[:BRIDGE_UNITS]
+        if other.source.block != "rejected"
+    ]
     best: tuple[float, Scored, Scored] | None = None
     for value in values:
         names = _proper_names(value.unit) - asked
@@ -1623,13 +1634,9 @@ def _bridged(
         own = unit_terms(value.unit)
         around = context_terms(value.source, value.unit)
         left = asked - words.matching(asked, own | around)
-        for other in ranked[:BRIDGE_UNITS]:
-            if other.document_id == value.document_id or other.source.block == "rejected":
+        for other, other_names, other_own, other_around in bridges:
+            if other.document_id == value.document_id or not names & other_names:
                 continue
-            if not names & _proper_names(other.unit):
-                continue
-            other_own = unit_terms(other.unit)
-            other_around = context_terms(other.source, other.unit)
             if coverage(left, subject, other_own, other_around) < BRIDGE_SHARE:
                 continue
             together = coverage(asked, subject, own | other_own, around | other_around)

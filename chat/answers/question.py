@@ -50,7 +50,7 @@ _PERSON_NOUNS = (
     r"politicians?|leaders?|heads? of state|directors?|managers?|chairman|chairwoman|owners?|"
     r"rectors?|professors?|teachers?|doctors?|physicians?|surgeons?|nurses?|pilots?|"
     r"astronauts?|cyclists?|riders?|players?|athletes?|boys?|girls?|man|men|woman|women|"
-    r"persons?|people|colleagues?|employees?|technicians?|supervisors?|person"
+    r"persons?|people|colleagues?|employees?|technicians?|supervisors?"
 )
 _WHICH_PERSON = re.compile(
     rf"^\s*(?:and\s+)?(?:which|what)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{_PERSON_NOUNS})\b",

@@ -35,7 +35,6 @@ _ALTERNATIVES = re.compile(
     r"\b(alternatives?|options? considered|considered options?|rejected|not chosen)\b", re.I
 )
 _NOT_CHOSEN = re.compile(r"\b(rejected|not chosen|deferred)\W*$", re.IGNORECASE)
-# an item that defines something: a short label, then a colon ("Retries: exponential ...")
 # A heading that says how to do something: the items under it are a procedure's steps,
 # numbered or not ("How to check", "Steps", "Procedure")
 HOWTO_HEADING = re.compile(
@@ -46,6 +45,7 @@ HOWTO_HEADING = re.compile(
 _ANNOUNCES_LIST = re.compile(r"\b(?:the following|as follows|listed below|below are)\b", re.I)
 # A sentence that opens with a pronoun goes on about what the sentence before named
 _ANAPHOR = re.compile(r"(?:it|its|they|their|them|this|these|those|he|she|his|her)\b", re.I)
+# an item that defines something: a short label, then a colon ("Retries: exponential ...")
 _ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
 # A leading "\3." or "\#": extracted PDF/Word text keeps Markdown markers escaped.
 _ESCAPED_MARKER = re.compile(r"^\\(?=[#>|*+\-\d])")

@@ -143,8 +143,7 @@ _KEPT_IN_RE = re.compile(
     r"(?!\s+(?:\d|(?:the\s+)?(?:event|case|force|place|use|progress|effect|order|line|general|"
     r"total|addition|practice|future|past|time|morning|afternoon|evening|night|weekends?|call|"
     r"leave|risk|hold|top|least|most|first|last|all|any|each|every|this|that|these|those|which|"
-    r"what|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
-    r"may|june|july|august|september|october|november|december)\b))(?:\s+[\w'’-]+){1,7})",
+    rf"what|{'|'.join(sorted(CALENDAR_WORDS))})\b))(?:\s+[\w'’-]+){{1,7}})",
     re.IGNORECASE,
 )
 _SINGLE_NAME_RE = re.compile(rf"(?<=[a-z,(] ){_NAME_WORD}|(?<=\()({_NAME_WORD})")
