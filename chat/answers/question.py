@@ -28,7 +28,7 @@ _AUX = (
     r"(?:is|are|was|were|do|does|did|can|could|may|might|must|should|shall|will|would|has|have|had)"
 )
 _DURATION_Q = re.compile(
-    r"\bhow (?:long|often|quickly|fast|soon|frequently|old)\b|\bhow much time\b|\bby when\b|"
+    r"\bhow (?:long|often|quick(?:ly)?|fast|soon|frequently|old)\b|\bhow much time\b|\bby when\b|"
     r"\bhow far back\b",  # a span of time, not a distance; "how old": an age
     re.I,
 )
@@ -95,7 +95,7 @@ _DURATION_NOUNS = re.compile(
 )
 # The words of the question form itself ("how long", "what year"): not the subject.
 _FRAME = re.compile(
-    r"\bhow (?:long|often|quickly|fast|soon|frequently|old|many|much|big|large|high|low|far|"
+    r"\bhow (?:long|often|quick(?:ly)?|fast|soon|frequently|old|many|much|big|large|high|low|far|"
     r"deep|wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
     re.I,
 )
@@ -485,6 +485,28 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+# A nationality or people adjective ("Italian", "Finnish", "Castilian").
+DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ian|ic|i)$")
+_ASKED_KIND = re.compile(r"\b(?:which|what|whose|how many|how much)\s", re.I)
+_ENDS_KIND = re.compile(rf"^(?:{_AUX}|the|an?|of|in|on|at|to|for|from|by|with|into)$", re.I)
+
+
+def _qualifiers(text: str) -> frozenset[str]:
+    """The nationality adjectives that qualify the kind of thing asked for ("which Finnish
+    head of government", "what major Italian literary award"): the answer is such a thing,
+    and its document need not say the nationality. One said elsewhere ("who translated it
+    into Italian?") is part of what is asked about."""
+    found: set[str] = set()
+    for match in _ASKED_KIND.finditer(text):
+        for word in text[match.end() :].split()[:3]:
+            word = word.strip(".,;:!?\"'()")
+            if _ENDS_KIND.match(word):
+                break
+            if DEMONYM.match(word):
+                found.add(word)
+    return frozenset(found)
+
+
 def _shape(name: str) -> str:
     if name[:1].isdigit():
         return "number"
@@ -628,7 +650,7 @@ def read_question(text: str) -> Question:
         else _PREFERRED_KINDS.get(kind, _value_kinds(kind, text)),
         terms=(words.terms(subject) - REQUEST_WORDS) | (relation & _DECIDED),
         surface=surface_words(subject),
-        names=_names(text),
+        names=tuple(name for name in _names(text) if name not in _qualifiers(text)),
         identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
         counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)
         if counted_match

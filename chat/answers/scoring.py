@@ -19,6 +19,7 @@ from functools import lru_cache
 from chat.answers import values as vals
 from chat.answers.question import (
     DATE,
+    DEMONYM,
     DURATION,
     HOWTO,
     NUMBER,
@@ -543,7 +544,6 @@ def score_unit(
 
 
 # Capitalised words that qualify rather than name (Canadian, Finnish, Swedish): a nationality.
-_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ian|ic|i)$")
 _YEAR = re.compile(
     r"^(?:1[0-9]{3}|20[0-9]{2})s?$|^(?:January|February|March|April|May|June|July|August|"
     r"September|October|November|December)$"
@@ -564,27 +564,40 @@ def _states_asked_value(question: Question, unit: Unit) -> bool:
 
 def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> bool:
     """Every name and code of the question is in the unit, its heading or lead-in, or its
-    document's title: the value it carries is about that subject. (Years and nationality
-    adjectives qualify a question rather than name its subject; they are not required, nor
-    are months.)"""
+    document's title: the value it carries is about that subject. (Years qualify a question
+    rather than name its subject; they are not required, nor are months. A nationality need
+    only be said by the document; one that qualifies the kind of thing asked for is not among
+    the question's names: question._qualifiers.)"""
     hit = source.hit
     around = (
         f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about}"
     )
-    return names_in(names, around) == frozenset(names)
+    peoples = [name for name in names if DEMONYM.match(name)]
+    if not all(_people_stated(name, f"{hit.title} {hit.text}") for name in peoples):
+        return False
+    others = [name for name in names if name not in peoples]
+    return names_in(others, around) == frozenset(others)
+
+
+def _people_stated(demonym: str, text: str) -> bool:
+    """The document says the nationality the question names, as itself or its country
+    ("Swedish": Sweden; "Italian": Italy), anywhere: a sentence need not repeat it."""
+    stem = re.sub(r"(?:an|ish|ese|ian|ic|i)$", "", demonym)
+    prefix = stem[: max(3, len(stem) - 1)]
+    return re.search(rf"\b{re.escape(prefix)}[a-z]*", text) is not None
 
 
 def names_in(names: Sequence[str], text: str) -> frozenset[str]:
     """The names and codes of `names` the text states (a name inside an identifier such as
     NTF_SMS_DAILY_CAP counts; a code with or without its hyphen: sf2, sf-2 and SF-2 name the
     same freezer; an identifier the question names whole, INGEST_DEDUPE_FAIL_OPEN, counts where
-    it is written); a year, a nationality adjective or a month counts as stated."""
+    it is written); a year or a month counts as stated."""
     around = words.fold(text.lower()).replace("_", " ")
     found: set[str] = set()
     for name in names:
         for part in re.split(r"\s+", name):
             part = re.sub(r"(?<=\d)s$|'s$|’s$", "", part.strip(".,;:!?()\"'"))
-            if len(part) < 2 or _YEAR.match(part) or _DEMONYM.match(part):
+            if len(part) < 2 or _YEAR.match(part):
                 continue
             part = words.fold(part.lower()).replace("_", " ")  # as the text is read
             code = re.fullmatch(r"([a-z]+)[-\s]?(\d+)", part)

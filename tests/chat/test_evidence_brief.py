@@ -31,13 +31,15 @@ Raw messages are kept for 90 days; older raw messages are deleted every night.
 """
 
 
-def _brief(question, *hits, links=(), refuse=True):
+def _brief(question, *hits, links=(), refuse=True, weights=None, meaning=None):
     sources = number_sources(result(list(hits)))
     return build_brief(
         question=read_question(question),
         sources=sources,
         links=links,
         refuse_near_misses=refuse,
+        corpus_weights=weights,
+        meaning=meaning,
     )
 
 
@@ -1959,3 +1961,41 @@ def test_a_month_or_a_day_is_no_name():
     assert not [v.text for v in found if v.kind == "name"], found
     assert [v.text for v in values_in("It was approved by Ingrid Solberg in May.")
             if v.kind == "name"] == ["Ingrid Solberg"]  # fmt: skip
+
+
+def test_how_quick_asks_for_a_span_of_time():
+    # "how quick", like "how quickly" and "how soon", asks for a span of time
+    for asked in (
+        "how quick does the lab have to phone a critical result?",
+        "how quickly does the lab have to phone a critical result?",
+    ):
+        assert read_question(asked).kind == "duration", asked
+    critical = hit(1, "# Critical results\n\nA critical result is a result so far outside the "
+                      "expected range that the patient may come to harm unless someone acts on "
+                      "it quickly.\n\n## Who phones whom, and how fast\n\n- Inpatients: the lab "
+                      "must phone the ward within 30 minutes of the result.\n",
+                   title="Critical results")  # fmt: skip
+    text = compose(_brief("how quick does the lab have to phone a critical result for an "
+                          "inpatient?", critical))  # fmt: skip
+    assert re.search(r"\b30 minutes\b", text), text
+
+
+def test_a_nationality_the_question_asks_of_its_subject_must_be_stated():
+    # "into Italian" is what is asked about; "which American novelist" only qualifies the
+    # answer, which need not say it
+    moby = hit(1, "# Moby-Dick\n\nMoby-Dick is a novel by Herman Melville, published in 1851 "
+                  "in London by Richard Bentley.\n", title="Moby-Dick")  # fmt: skip
+    idf = {"moby": 5.0, "dick": 5.0, "moby-dick": 5.0, "italian": 3.0, "translat": 1.0,
+           "publish": 1.0, "london": 2.0, "american": 1.2, "novelist": 2.0, "wrote": 0.5}  # fmt: skip
+
+    # the novel's sentence is as close in meaning as the embedder finds it (0.63)
+    def close(texts):
+        return [0.63] * len(texts)
+
+    assert not _brief("Who translated Moby-Dick into Italian?", moby, weights=idf,
+                      meaning=close).answerable  # fmt: skip
+    text = compose(_brief("Who published Moby-Dick in London?", moby, weights=idf, meaning=close))
+    assert "Richard Bentley" in text, text
+    text = compose(_brief("Which American novelist wrote Moby-Dick?", moby, weights=idf,
+                          meaning=close))  # fmt: skip
+    assert "Herman Melville" in text, text
