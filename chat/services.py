@@ -236,7 +236,8 @@ class ConversationState:
         # the words the reader typed (not those a question adds for its meaning: "made the
         # call" is asked as decided or approved)
         surface = dict(asked.surface)
-        typed = [term for term in asked.terms if term in surface]
+        # (a span naming a kind of thing, "the 10 minute averages", qualifies a subject)
+        typed = [term for term in asked.terms if term in surface and term not in asked.kind_spans]
         if asked.continues and len(typed) <= FOLLOW_UP_TERMS:
             return True  # "and what is proposed?": it goes on from the turn before
         if len(typed) > FOLLOW_UP_TERMS:

@@ -951,7 +951,17 @@ def _supporting(
     its other reasons only: other documents say no more than that it was rejected."""
     chosen: list[Scored] = []
     seen = [unit_terms(s.unit) for s in (lead, *listed, *taken)]
-    for other in ranked[:MAX_CONTENDERS]:
+    # the sentence going on from the lead ("Until that is approved, ...") is read with it
+    going_on = [
+        s
+        for s in ranked[:MAX_CONTENDERS]
+        if s.source.n == lead.source.n
+        and s.unit.kind == "sentence"
+        and s.unit.context
+        and s.unit.context == lead.unit.text
+        and s.score >= lead.score - SUPPORT_MARGIN
+    ]
+    for other in [*going_on[:1], *ranked[:MAX_CONTENDERS]]:
         if len(chosen) >= MAX_SUPPORT - len(taken):
             break
         if other.score < lead.score - SUPPORT_MARGIN or other.shared == 0:

@@ -277,6 +277,7 @@ class Question:
     terms: frozenset[str]  # content terms of the subject (the question form's words removed)
     surface: tuple[tuple[str, str], ...] = ()  # (term, the word it was read from)
     names: tuple[str, ...]  # names, codes and numbers the question names exactly
+    kind_spans: frozenset[str] = frozenset()  # terms of a span naming a kind ("10 minute data")
     identifiers: tuple[str, ...]  # codes (ADR-0005, GW-4021, SQS), lower-cased
     counted: frozenset[str]  # the noun a "how many" question counts
     measured_in: str = ""  # ...when that noun is a unit of measure, its symbol ("mw")
@@ -624,9 +625,17 @@ def read_question(text: str) -> Question:
     asks_past = bool(_PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text)))
     # a date in a question in the past tense asks what held then ("what did we use in 2019?")
     as_of = history.asked_date(text) if (asks_past or _PAST_TENSE.search(text)) else None
+    kind_spans: set[str] = set()
     for value in reversed(values.values_in(subject)):
-        if value.kind in values.NUMERIC_KINDS and value.kind != values.COUNT:
-            # "kept for half a year?": the value asked about, not what it is about
+        if values.is_attributive(value, subject):
+            kind_spans |= words.terms(value.text)
+        if (
+            value.kind in values.NUMERIC_KINDS
+            and value.kind != values.COUNT
+            and not values.is_attributive(value, subject)
+        ):
+            # "kept for half a year?": the value asked about, not what it is about ("the 10
+            # minute averages" name what it is about)
             subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
     relation = _relation(kind, text)
@@ -651,6 +660,7 @@ def read_question(text: str) -> Question:
         terms=(words.terms(subject) - REQUEST_WORDS) | (relation & _DECIDED),
         surface=surface_words(subject),
         names=tuple(name for name in _names(text) if name not in _qualifiers(text)),
+        kind_spans=frozenset(kind_spans),
         identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
         counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)
         if counted_match

@@ -44,7 +44,11 @@ HOWTO_HEADING = re.compile(
 # A sentence that announces the list after it ("all eight of the following are in place")
 _ANNOUNCES_LIST = re.compile(r"\b(?:the following|as follows|listed below|below are)\b", re.I)
 # A sentence that opens with a pronoun goes on about what the sentence before named
-_ANAPHOR = re.compile(r"(?:it|its|they|their|them|this|these|those|he|she|his|her)\b", re.I)
+_ANAPHOR = re.compile(
+    r"(?:(?:until|after|before|since|despite|because of|apart from|besides)\s+)?"
+    r"(?:it|its|they|their|them|this|these|that|those|he|she|his|her)\b",
+    re.I,
+)  # "Their passwords ...", "Until that is approved ...": what it stands for came before
 # an item that defines something: a short label, then a colon ("Retries: exponential ...")
 _ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
 # A leading "\3." or "\#": extracted PDF/Word text keeps Markdown markers escaped.

@@ -368,6 +368,22 @@ def counted_noun(value: Value) -> str:
     return str(value.key[1]) if value.kind == COUNT and len(value.key) > 1 else ""
 
 
+_NEXT_WORD = re.compile(r"\s*([a-z][a-z-]*)")
+
+
+def is_attributive(value: Value, text: str) -> bool:
+    """A span or measure that names a kind of thing ("10 minute averages", "the 72-hour
+    release", "1-second data"): its unit is singular and a word follows it. A value stated as
+    such ("kept for 90 days", "within 2 hours") ends in a plural or ends the phrase."""
+    if value.kind not in NUMERIC_KINDS or value.kind == COUNT:
+        return False
+    unit = value.text.split()[-1].split("-")[-1].lower()
+    if not unit.isalpha() or re.fullmatch(rf"[a-z]+{PLURAL_ENDING}", unit):
+        return False
+    following = _NEXT_WORD.match(text, value.end)
+    return following is not None and following.group(1) not in STOPWORDS
+
+
 # A plural's ending: an -s that is not -ss, -us or -is (volumes, not loss, bus, analysis).
 PLURAL_ENDING = r"(?<!ss)(?<!us)(?<!is)s"
 _PLURAL_NOUN = re.compile(rf"[a-z]{{3,}}{PLURAL_ENDING}")

@@ -1999,3 +1999,36 @@ def test_a_nationality_the_question_asks_of_its_subject_must_be_stated():
     text = compose(_brief("Which American novelist wrote Moby-Dick?", moby, weights=idf,
                           meaning=close))  # fmt: skip
     assert "Herman Melville" in text, text
+
+
+def test_a_span_naming_a_kind_of_thing_is_part_of_the_subject_not_the_value_asked():
+    # "10 minute averages" are a kind of data, not ten minutes asked about
+    asked = read_question("how long are the 10 minute aggregates kept?")
+    assert {"10", "minute"} <= set(asked.terms), asked.terms
+    assert "10" not in read_question("are raw messages kept for 90 days?").terms
+    record = hit(1, "# Turbine data historian\n\n## Retention\n\n| Data | Retention |\n|---|---|\n"
+                    "| 1-second raw data | 90 days |\n| 10-minute aggregates | Lifetime of the "
+                    "asset, minimum 25 years |\n| Alarm history | 5 years |\n",
+                 title="Turbine data historian", canonical_type="decision",
+                 canonical_status="accepted")  # fmt: skip
+    blog = hit(2, "# Historian news\n\nThe April announcement mentioned keeping raw 1-second "
+                  "data for 180 days, and the aggregates kept as they are.\n",
+               title="Historian news", source_type="blog")  # fmt: skip
+    text = compose(_brief("how long are the 10 minute aggregates kept?", record, blog))
+    assert text.startswith("10-minute aggregates"), text
+    assert "25 years" in text.split("[")[0], text
+
+
+def test_the_sentence_going_on_from_the_lead_supports_it():
+    # "Until that is approved ..." says what "that" leads to: it is read with the lead
+    feed = hit(1, "# Results feed\n\n## Portal\n\nThe release delay for portal results is being "
+                  "reviewed in a draft proposal. Until that is approved the current rule stays: "
+                  "results are released to the portal 7 days after authorisation. Only test "
+                  "groups on the portal release list are copied to the portal results store. "
+                  "The feed copies portal results over HTTPS with mutual TLS.\n",
+               title="Results feed", canonical_type="decision",
+               canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("is the release delay for portal results live yet?", feed))
+    assert text.startswith("The release delay"), text
+    # right after the sentence "that" stands for, not after another quote
+    assert text.index("Until that is approved") < text.index("Only test groups"), text
