@@ -405,9 +405,20 @@ def _lead_in_at_end(hit: SearchHit, link_titles: dict[str, str]) -> str:
         return units[-1].context
     paragraphs = [p.strip() for p in hit.text.split("\n\n") if p.strip()]
     last = paragraphs[-1] if paragraphs else ""
-    if last and not re.match(r"[|#`>*+-]|\d+[.)]\s", last) and len(last) <= MAX_LEAD_IN_CHARS:
+    item = _INTRODUCING_ITEM.fullmatch(last.splitlines()[-1].strip()) if last else None
+    if item:
+        return item.group(1)  # "- **Retention:**": the item introducing what follows
+    if (
+        last
+        and not re.match(r"[|#`>*+-]|\d+[.)]\s", last)
+        and not last[:1].islower()  # the tail of a sentence cut at the chunk's start
+        and len(last) <= MAX_LEAD_IN_CHARS
+    ):
         return last
     return ""
+
+
+_INTRODUCING_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s+\**([^*:]{1,80}?)\**:\**")
 
 
 def _polarity(text: str) -> int:

@@ -2032,3 +2032,19 @@ def test_the_sentence_going_on_from_the_lead_supports_it():
     assert text.startswith("The release delay"), text
     # right after the sentence "that" stands for, not after another quote
     assert text.index("Until that is approved") < text.index("Only test groups"), text
+
+
+def test_a_table_opening_a_chunk_is_introduced_by_the_item_before_it_not_a_cut_paragraph():
+    # the chunk before opens mid-item (chunk overlap) and ends with the item "Retention:"
+    before = hit(1, "through a one-way gateway at the data centre. No control commands "
+                    "travel back to the turbines.\n- **Retention:**\n",
+                 title="Historian decision", document_id=7, chunk_order=3,
+                 heading_path="What we agreed")  # fmt: skip
+    table = hit(2, "| Data | Retention |\n|---|---|\n| 1-second raw turbine data | **90 days** |\n"
+                   "| Alarm and event history | 5 years |\n",
+                title="Historian decision", document_id=7, chunk_order=4,
+                heading_path="What we agreed")  # fmt: skip
+    brief = _brief("what is the retention of raw turbine data?", table, before)
+    assert "90 days" in compose(brief), compose(brief)
+    # a list of the rows is quoted after its lead-in "Retention", not the cut sentence
+    assert {s.unit.context for s in brief.ranked if s.unit.kind == "row"} == {"Retention"}
