@@ -596,6 +596,10 @@ def _pick_lead(
     # a unit that tells of the same question being asked restates it, it does not answer it
     stated = [s for s in ranked if not reports_a_question(s.unit)]
     ranked = stated or ranked
+    if not (question.asks_past or question.leaving):
+        # what a record replaced ("Replaces: Tracto MES") is its history, not what is used now
+        present = [s for s in ranked if not _LOOKS_BACK.match(s.unit.bare or s.unit.text)]
+        ranked = present or ranked
     if question.names and question.specific:
         # the value asked for is that of what the question names ("when did it fly past
         # Neptune": not the dates of Jupiter and Saturn); a how-to's steps may name nothing
@@ -631,7 +635,15 @@ def _pick_lead(
         )
         best = lists[0] if lists else best
     if question.asks_past:
-        return best  # history questions quote the record of the time
+        # history questions quote the record of the time, or what a record says it replaced
+        # ("what did we use before Fabrica?": "Replaces: Tracto MES")
+        back = [
+            s
+            for s in ranked[:MAX_CONTENDERS]
+            if _LOOKS_BACK.match(s.unit.bare or s.unit.text)
+            and s.score >= best.score - SUPPORT_MARGIN
+        ]
+        return back[0] if back else best
     if question.asks_current and best.document_id in replaced:
         return best  # "are we still on X?": X's record, to say what replaced it
     if question.specific and not best.values:
@@ -715,6 +727,12 @@ def _same_kind(a: Scored, b: Scored) -> bool:
     return bool({v.kind for v in a.values} & {v.kind for v in b.values})
 
 
+# A unit saying what came before ("Replaces: ...", "Previously: ...").
+_LOOKS_BACK = re.compile(
+    r"(?:replaces|supersedes|previously|formerly|predecessor|previous (?:version|system))\b"
+    r"[^:]{0,20}:",
+    re.I,
+)
 _ORIGINAL = re.compile(r"\b(original(?:ly)?|first|initial(?:ly)?|earliest)\b", re.I)
 
 

@@ -2048,3 +2048,15 @@ def test_a_table_opening_a_chunk_is_introduced_by_the_item_before_it_not_a_cut_p
     assert "90 days" in compose(brief), compose(brief)
     # a list of the rows is quoted after its lead-in "Retention", not the cut sentence
     assert {s.unit.context for s in brief.ranked if s.unit.kind == "row"} == {"Retention"}
+
+
+def test_what_a_record_replaces_does_not_answer_what_is_used_now():
+    record = hit(1, "# Moving to Fabrica MES\n\n| Item | Value |\n|---|---|\n| Decided | 22 "
+                    "January 2025 |\n| Replaces | MES selection 2023: Tracto MES, on-premises, which had replaced our LineLog MES |\n\n"
+                    "## Decision\n\nAll three sites move to Fabrica MES, a cloud product from "
+                    "Kelvar Software.\n", title="Moving to Fabrica MES", canonical_type="decision",
+                 canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("what MES do we use?", record))
+    assert text.startswith("All three sites move to Fabrica MES"), text
+    text = compose(_brief("what MES did we use before Fabrica?", record))
+    assert "Tracto MES" in text.split("[")[0], text
