@@ -359,7 +359,11 @@ def _widened(
     sources = add_sources(
         sources,
         short_document_hits(
-            user=user, query=query, document_ids=first, max_chunks=SHORT_DOCUMENT_CHUNKS
+            user=user,
+            query=query,
+            document_ids=first,
+            max_chunks=SHORT_DOCUMENT_CHUNKS,
+            max_chars=SHORT_DOCUMENT_CHARS,
         ),
         block="context",
     )
@@ -526,6 +530,9 @@ def _term_idfs(text: str) -> dict[str, float]:
 # The first document found is read whole when it has at most this many chunks.
 SHORT_DOCUMENTS_READ = 1
 SHORT_DOCUMENT_CHUNKS = 8
+# ...or has at most this many characters, however many sections it is cut into (the longest
+# document of at most 8 chunks in the gold corpora has 4,860)
+SHORT_DOCUMENT_CHARS = 5000
 REJECTED_RECORD_CHUNKS = 16  # a rejected approach: its proposal, then why it was rejected
 WORDED_CHUNKS = 2  # chunks of a longer first document that hold most of the question's words
 WORDED_SHARE = 0.5  # ...at least half of them (IDF-weighted)

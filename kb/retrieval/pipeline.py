@@ -460,22 +460,37 @@ def document_hits(
 
 
 def short_document_hits(
-    *, user: Any, query: str, document_ids: Sequence[int], max_chunks: int
+    *, user: Any, query: str, document_ids: Sequence[int], max_chunks: int, max_chars: int = 0
 ) -> tuple[SearchHit, ...]:
     """Every chunk of each visible document among `document_ids` that has at most
-    `max_chunks` chunks (a postmortem, a one-page standard: short enough to read whole), in
-    document order, scored by cosine to the query; longer documents give nothing."""
+    `max_chunks` chunks, or (with `max_chars`) at most that many characters in at most
+    SHORT_BY_LENGTH_CHUNKS chunks (a postmortem, a one-page standard of many short sections:
+    short enough to read whole), in document order, scored by cosine to the query; longer
+    documents give nothing."""
     if not document_ids or max_chunks <= 0:
         return ()
+    reach = max(max_chunks, SHORT_BY_LENGTH_CHUNKS) if max_chars > 0 else max_chunks
     scope = Scope.for_documents(Document.objects.visible_to(user).filter(id__in=document_ids))
-    pairs = [f"({int(d)}, {o})" for d in document_ids for o in range(max_chunks + 1)]
+    pairs = [f"({int(d)}, {o})" for d in document_ids for o in range(reach + 1)]
     candidates = chunks_by_position(
         scope=scope, positions=", ".join(pairs), vector=_side_vector(query)
     )
     count: dict[int, int] = {}
+    length: dict[int, int] = {}
     for c in candidates:
         count[c.document_id] = count.get(c.document_id, 0) + 1
-    return tuple(_side_hit(c, "primary") for c in candidates if count[c.document_id] <= max_chunks)
+        length[c.document_id] = length.get(c.document_id, 0) + len(c.text)
+
+    def short(document_id: int) -> bool:
+        if count[document_id] <= max_chunks:
+            return True
+        return count[document_id] <= reach and length[document_id] <= max_chars
+
+    return tuple(_side_hit(c, "primary") for c in candidates if short(c.document_id))
+
+
+# A document read whole by its length has at most this many chunks (a bound on the fetch).
+SHORT_BY_LENGTH_CHUNKS = 24
 
 
 def opening_hits(*, user: Any, query: str, document_ids: Sequence[int]) -> tuple[SearchHit, ...]:

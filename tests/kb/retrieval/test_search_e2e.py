@@ -167,6 +167,26 @@ def test_a_short_document_is_read_whole_and_a_longer_or_foreign_one_not(alpha, c
     )
 
 
+def test_a_document_of_many_short_sections_is_read_whole_by_its_length(alpha, corpus):
+    from kb.models import Chunk
+
+    documents = Document.objects.filter(project__key=PROJECT)
+    longest = max(documents, key=lambda d: Chunk.objects.filter(document=d).count())
+    chunks = Chunk.objects.filter(document=longest)
+    size, length = chunks.count(), sum(len(c.text) for c in chunks)
+    assert size >= 2
+    # more chunks than the count allows, but no longer than the length allows: read whole
+    whole = short_document_hits(
+        user=corpus["reader"], query="cache", document_ids=[longest.id], max_chunks=size - 1,
+        max_chars=length,
+    )  # fmt: skip
+    assert [hit.chunk_order for hit in whole] == list(range(size))
+    assert not short_document_hits(
+        user=corpus["reader"], query="cache", document_ids=[longest.id], max_chunks=size - 1,
+        max_chars=length - 1,
+    )  # fmt: skip
+
+
 def test_the_chunks_of_a_document_that_hold_the_question_words_are_read(alpha, corpus):
     from kb.models import Chunk
 
