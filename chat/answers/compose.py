@@ -8,10 +8,11 @@ named disagreement, what replaced a superseded record, a warning about a rejecte
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from chat.answers import history
 from chat.answers import values as vals
-from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, trust
+from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, forbids, trust
 from chat.answers.question import Question
 from chat.answers.scoring import Scored
 from chat.answers.units import STATUS, heading_context
@@ -267,6 +268,12 @@ def compose(brief: EvidenceBrief) -> str:
         lines.extend(_history(brief, lead, str(status)))
     elif siblings or (brief.as_list and lead.unit.kind == "row"):
         lines.extend(_list_lines(lead, siblings, brief.question))
+    elif forbids(lead.unit) and lead.unit.context not in lead.unit.text:
+        # "3300 — Pitch emergency battery fault" says nothing without "Never remote reset"
+        quoted = replace(
+            lead, unit=replace(lead.unit, text=f"{lead.unit.context}: {lead.unit.text}")
+        )
+        lines.append(_said(quoted))
     else:
         lines.append(_said(lead))
 

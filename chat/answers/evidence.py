@@ -980,6 +980,7 @@ def _supporting(
     its other reasons only: other documents say no more than that it was rejected."""
     chosen: list[Scored] = []
     seen = [unit_terms(s.unit) for s in (lead, *listed, *taken)]
+    forbidding = forbids(lead.unit)
     # the sentence going on from the lead ("Until that is approved, ...") is read with it
     going_on = [
         s
@@ -1004,6 +1005,8 @@ def _supporting(
             continue  # history supports only a question about the past
         if other.unit.alternative and not question.asks_alternatives:
             continue
+        if forbidding and _does(other.unit) and other.unit.section != lead.unit.section:
+            continue  # the steps of another procedure do not follow from "never do this"
         own = unit_terms(other.unit)
         if any(len(own & terms) >= REPEATS * max(len(own), 1) for terms in seen):
             continue  # the same statement again (a summary and its section, chunk overlap)
@@ -1012,6 +1015,42 @@ def _supporting(
         chosen.append(other)
         seen.append(own)
     return chosen
+
+
+def _does(unit: Unit) -> bool:
+    """A step of a procedure or its command."""
+    return unit.step or unit.kind == "code"
+
+
+def forbids(unit: Unit) -> bool:
+    """An item or row of a list introduced as what must not be done ("Never remote reset
+    these fault codes:")."""
+    return not _does(unit) and bool(_PROHIBITS.search(unit.context))
+
+
+# A lead-in that forbids what it lists (not "allowed only:", which lists conditions).
+_PROHIBITS = re.compile(
+    r"\b(?:never|must not|mustn't|do not|don't|may not|cannot|can't|not allowed|forbidden|"
+    r"prohibited|banned)\b",
+    re.I,
+)
+
+
+def _forbidden_case(question: Question, lead: Scored, ranked: Sequence[Scored]) -> Scored | None:
+    """An item of a list of what must never be done that holds a word of the question the
+    lead does not ("how do I reset a turbine after a fire alarm?": "Never remote reset these
+    fault codes: ... Fire detection"): the rule for the case asked answers, not the steps."""
+    said = unit_terms(lead.unit) | words.terms(f"{lead.unit.section} {lead.unit.context}")
+    has = words.matching(question.terms, said)
+    for other in ranked[:MAX_CONTENDERS]:
+        if (
+            forbids(other.unit)
+            and trust(other.source) >= trust(lead.source)
+            and other.score >= lead.score - LIST_MARGIN
+            and words.matching(question.terms, unit_terms(other.unit)) - has
+        ):
+            return other
+    return None
 
 
 RULE_REACH = 2  # sentences before and after a rule that may say who may, or why not
@@ -1490,6 +1529,8 @@ def build_brief(
         and not lead.unit.step
         and not (question.asks_current or question.asks_past)
         and trust(lead.source) > TRUST_HISTORY
+        # (a row of what must never be done is no situation the steps are for)
+        and not forbids(lead.unit)
     ):
         # a how-to answered by a sentence that names the situation ("Symptom: ... MES
         # OFFLINE"): the steps of the same document say what to do, unless the sentence sits
@@ -1504,6 +1545,9 @@ def build_brief(
         )
         if steps and not named:
             symptom, lead = lead, max(steps, key=lambda s: s.score)
+    if question.kind in (HOWTO, YESNO):
+        forbidden = _forbidden_case(question, lead, answering)
+        lead = forbidden or lead
     as_list = _answers_with_list(question, lead, weights)
     listed = (
         # the rows the question asks for, then the first of them: a long table's matching
@@ -1513,7 +1557,7 @@ def build_brief(
         else ()
     )
     support: list[Scored] = [u for u in (bridge, symptom) if u is not None]
-    if question.kind == HOWTO and lead.unit.kind != "code":
+    if question.kind == HOWTO and lead.unit.kind != "code" and not forbids(lead.unit):
         command = next(
             (
                 s
@@ -1774,6 +1818,7 @@ __all__ = [
     "bears_on",
     "build_brief",
     "different_value",
+    "forbids",
     "earlier_subject",
     "opposite_rules",
     "trust",

@@ -2060,3 +2060,29 @@ def test_what_a_record_replaces_does_not_answer_what_is_used_now():
     assert text.startswith("All three sites move to Fabrica MES"), text
     text = compose(_brief("what MES did we use before Fabrica?", record))
     assert "Tracto MES" in text.split("[")[0], text
+
+
+def test_a_how_to_led_by_a_row_of_what_must_never_be_done_is_not_sent_to_the_steps():
+    runbook = hit(1, "# Remote reset of turbine faults\n\n## Rules\n\n- **Never remote reset "
+                     "these fault codes** - they always need a site visit:\n\n| Code | Fault |\n"
+                     "|---|---|\n| 1001 | Rotor overspeed |\n| 1400 | Fire detection |\n\n"
+                     "## Procedure\n\n1. Check the active alarm and note the fault code.\n"
+                     "2. Reset the turbine from the ROC console.\n3. Watch the turbine for 15 "
+                     "minutes.\n", title="Remote reset of turbine faults", canonical_type="runbook",
+                  canonical_status="accepted")  # fmt: skip
+
+    # the embedder finds the fire row closest, and it leads (as it does in the gold corpus)
+    def meaning(texts):
+        return [0.6 if "Fire" in text else 0.3 for text in texts]
+
+    text = compose(_brief("what do I do if a turbine catches fire?", runbook, meaning=meaning))
+    assert "Reset the turbine" not in text, text
+    assert "Fire detection" in text and "Never remote reset" in text, text
+    # asked how to do what the rule forbids for the case asked: the rule answers
+    text = compose(_brief("how do I reset a turbine after a fire alarm?", runbook))
+    assert text.startswith("Never remote reset"), text
+    assert "Reset the turbine from the ROC console" not in text, text
+    text = compose(_brief("can I reset a turbine remotely after a rotor overspeed?", runbook))
+    assert "Never remote reset" in text and "Rotor overspeed" in text, text
+    text = compose(_brief("how do I reset a turbine after an alarm?", runbook))
+    assert "Reset the turbine from the ROC console" in text, text
