@@ -218,6 +218,16 @@ def measure_unit(unit: str) -> str:
     )
 
 
+def _counted_words(noun: str) -> str:
+    """The words after a count up to the first stop word ("RLU or" -> "RLU")."""
+    kept: list[str] = []
+    for word in noun.split():
+        if word.lower() in STOPWORDS:
+            break
+        kept.append(word)
+    return " ".join(kept)
+
+
 def values_in(text: str) -> list[Value]:
     """Every typed value in `text`, in reading order; a span claimed by a more specific
     kind (a duration, an amount, a date) is not read again as a plain number."""
@@ -289,7 +299,8 @@ def values_in(text: str) -> list[Value]:
         amount = _number(match.group("n"))
         if amount is None:
             continue
-        noun = (match.group("noun") or "").lower()
+        written = _counted_words(match.group("noun") or "")
+        noun = written.lower()
         start, end = match.start("n"), match.end("n")
         if free(start, end):
             text_of = f"{match.group('n')} {noun}" if noun else match.group("n")

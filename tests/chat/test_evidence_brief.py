@@ -2086,3 +2086,11 @@ def test_a_how_to_led_by_a_row_of_what_must_never_be_done_is_not_sent_to_the_ste
     assert "Never remote reset" in text and "Rotor overspeed" in text, text
     text = compose(_brief("how do I reset a turbine after an alarm?", runbook))
     assert "Reset the turbine from the ROC console" in text, text
+
+
+def test_a_count_names_what_it_counts_not_the_word_after():
+    # "150 RLU or below": 150 RLU, not "150 rlu or"
+    counts = [v for v in values_in("The pass limit is 150 RLU or below.") if v.kind == "count"]
+    assert [v.text for v in counts] == ["150 rlu"], counts
+    counts = [v for v in values_in("We have 6 nodes and 2 spares.") if v.kind == "count"]
+    assert [v.text for v in counts] == ["6 nodes", "2 spares"], counts
