@@ -439,6 +439,7 @@ def _evidence(
     sources: tuple[PromptSource, ...],
     filters: SearchFilters,
     runner_up: tuple[SearchHit, ...] = (),
+    earlier_lead: str = "",
 ) -> tuple[tuple[PromptSource, ...], EvidenceBrief, dict[str, str]]:
     """The evidence brief of a turn, with the sources it needed beyond the first retrieval:
     the other records of a supersede chain, and a second retrieval for the part of the
@@ -490,6 +491,7 @@ def _evidence(
             meaning=meaning_judge(question, previous) if embed_units > 0 else None,
             meaning_units=embed_units,
             corpus_weights=corpus,
+            earlier_lead=earlier_lead,
         )
         return numbered, brief, titles
 
@@ -780,6 +782,7 @@ def message_stream(
     sources, brief, link_titles = _evidence(
         user=user, question=question, asked=asked, previous=previous, sources=sources,
         filters=filters, runner_up=result.runner_up,
+        earlier_lead=state.cited_slugs[0] if follows and state.cited_slugs else "",
     )  # fmt: skip
     if not brief.answerable:
         # No unit states what the question asks about its subject (a near-miss): refused

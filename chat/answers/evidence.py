@@ -1409,10 +1409,12 @@ def build_brief(
     meaning_units: int = MEANING_SHORTLIST,
     corpus_weights: dict[str, float] | None = None,
     refuse_near_misses: bool = True,
+    earlier_lead: str = "",
 ) -> EvidenceBrief:
     """The brief for one question over its numbered sources (pure: the caller fetches the
     supersede links and supplies the embedder's judgement of meaning and the corpus's word
-    frequencies). `refuse_near_misses` off: the best evidence answers whatever it covers
+    frequencies; `earlier_lead`: the slug of the document the answer before led with).
+    `refuse_near_misses` off: the best evidence answers whatever it covers
     (a provider handed bare sources; the chat turn applies the rule)."""
     topical = _topical_rejected(sources, question.terms | earlier_terms)
     usable = [s for s in sources if s.block != "rejected" or s.hit.document_id in topical]
@@ -1475,7 +1477,17 @@ def build_brief(
     # a follow-up's answer states something of what it asks itself, not only of the turn
     # before ("and who made the call?": not the go-live row the earlier question matched)
     own = [s for s in answering if s.coverage > 0] if earlier_terms else []
-    lead = _pick_lead(question, own or answering, similar, replaced)
+    pool = own or answering
+    if earlier_lead and question.refers_back:
+        # "how long was it down?": "it" is what the answer before led with; its document
+        # answers when it states the kind of value asked
+        theirs = [
+            s
+            for s in pool
+            if s.source.hit.slug == earlier_lead and (s.values or not question.specific)
+        ]
+        pool = theirs or pool
+    lead = _pick_lead(question, pool, similar, replaced)
     in_force, in_force_next = _in_force(question, lead, links, weights)
     if in_force is not None:
         lead = _best_of(in_force.document_id, question, answering) or lead

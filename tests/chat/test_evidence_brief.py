@@ -31,7 +31,7 @@ Raw messages are kept for 90 days; older raw messages are deleted every night.
 """
 
 
-def _brief(question, *hits, links=(), refuse=True, weights=None, meaning=None):
+def _brief(question, *hits, links=(), refuse=True, weights=None, meaning=None, **given):
     sources = number_sources(result(list(hits)))
     return build_brief(
         question=read_question(question),
@@ -40,6 +40,7 @@ def _brief(question, *hits, links=(), refuse=True, weights=None, meaning=None):
         refuse_near_misses=refuse,
         corpus_weights=weights,
         meaning=meaning,
+        **given,
     )
 
 
@@ -2094,3 +2095,20 @@ def test_a_count_names_what_it_counts_not_the_word_after():
     assert [v.text for v in counts] == ["150 rlu"], counts
     counts = [v for v in values_in("We have 6 nodes and 2 spares.") if v.kind == "count"]
     assert [v.text for v in counts] == ["6 nodes", "2 spares"], counts
+
+
+def test_it_in_a_follow_up_is_what_the_answer_before_led_with():
+    from chat.answers.evidence import earlier_subject
+
+    incident = hit(1, "# SF-2 spiral freezer stop\n\n## At a glance\n\n- **What stopped:** "
+                      "spiral freezer SF-2, which freezes all CH2 ready meals.\n- **Downtime:** "
+                      "02:14 to 07:52, **5 hours 38 minutes**.\n", title="SF-2 spiral freezer "
+                      "stop, Coldhurst - 14 January 2026", slug="inc-sf2-freezer-stop")  # fmt: skip
+    guarding = hit(2, "# Machine guarding\n\n## Entering a spiral freezer (SF-1, SF-2)\n\nThe "
+                      "spiral freezers run at -35 C. Entry is allowed only:\n\n- for a maximum of "
+                      "20 minutes per entry, followed by at least 15 minutes in a warm area.\n",
+                   title="Machine guarding and lockout", slug="machine-guarding")  # fmt: skip
+    earlier = earlier_subject("what happened with the sf2 freezer in january?")
+    text = compose(_brief("how long was it down?", guarding, incident, earlier_terms=earlier,
+                          earlier_lead="inc-sf2-freezer-stop"))  # fmt: skip
+    assert "5 hours 38 minutes" in text.split("[")[0], text
