@@ -15,7 +15,7 @@ from chat.answers import values as vals
 from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, forbids, trust
 from chat.answers.question import Question
 from chat.answers.scoring import Scored
-from chat.answers.units import STATUS, heading_context
+from chat.answers.units import STATUS, heading_context, with_context
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
@@ -271,7 +271,7 @@ def compose(brief: EvidenceBrief) -> str:
     elif forbids(lead.unit) and lead.unit.context not in lead.unit.text:
         # "3300 — Pitch emergency battery fault" says nothing without "Never remote reset"
         quoted = replace(
-            lead, unit=replace(lead.unit, text=f"{lead.unit.context}: {lead.unit.text}")
+            lead, unit=replace(lead.unit, text=with_context(lead.unit.context, lead.unit.text))
         )
         lines.append(_said(quoted))
     else:

@@ -598,7 +598,7 @@ def _pick_lead(
     ranked = stated or ranked
     if not (question.asks_past or question.leaving):
         # what a record replaced ("Replaces: Tracto MES") is its history, not what is used now
-        present = [s for s in ranked if not _LOOKS_BACK.match(s.unit.bare or s.unit.text)]
+        present = [s for s in ranked if not _looks_back(s.unit)]
         ranked = present or ranked
     if question.names and question.specific:
         # the value asked for is that of what the question names ("when did it fly past
@@ -640,8 +640,7 @@ def _pick_lead(
         back = [
             s
             for s in ranked[:MAX_CONTENDERS]
-            if _LOOKS_BACK.match(s.unit.bare or s.unit.text)
-            and s.score >= best.score - SUPPORT_MARGIN
+            if _looks_back(s.unit) and s.score >= best.score - SUPPORT_MARGIN
         ]
         return back[0] if back else best
     if question.asks_current and best.document_id in replaced:
@@ -733,6 +732,12 @@ _LOOKS_BACK = re.compile(
     r"[^:]{0,20}:",
     re.I,
 )
+
+
+def _looks_back(unit: Unit) -> bool:
+    return _LOOKS_BACK.match(unit.bare or unit.text) is not None
+
+
 _ORIGINAL = re.compile(r"\b(original(?:ly)?|first|initial(?:ly)?|earliest)\b", re.I)
 
 
@@ -987,7 +992,6 @@ def _supporting(
         for s in ranked[:MAX_CONTENDERS]
         if s.source.n == lead.source.n
         and s.unit.kind == "sentence"
-        and s.unit.context
         and s.unit.context == lead.unit.text
         and s.score >= lead.score - SUPPORT_MARGIN
     ]
@@ -1830,8 +1834,8 @@ __all__ = [
     "bears_on",
     "build_brief",
     "different_value",
-    "forbids",
     "earlier_subject",
+    "forbids",
     "opposite_rules",
     "trust",
     "trusted_instead",

@@ -486,8 +486,9 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-# A nationality or people adjective ("Italian", "Finnish", "Castilian").
-DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ian|ic|i)$")
+# A nationality or people adjective ("Italian", "Finnish", "Castilian"), and its ending.
+DEMONYM_ENDING = r"(?:an|ish|ese|ian|ic|i)"
+DEMONYM = re.compile(rf"^[A-Z][a-z]+{DEMONYM_ENDING}$")
 _ASKED_KIND = re.compile(r"\b(?:which|what|whose|how many|how much)\s", re.I)
 _ENDS_KIND = re.compile(rf"^(?:{_AUX}|the|an?|of|in|on|at|to|for|from|by|with|into)$", re.I)
 
@@ -628,14 +629,10 @@ def read_question(text: str) -> Question:
     kind_spans: set[str] = set()
     for value in reversed(values.values_in(subject)):
         if values.is_attributive(value, subject):
+            # "the 10 minute averages" name what it is about
             kind_spans |= words.terms(value.text)
-        if (
-            value.kind in values.NUMERIC_KINDS
-            and value.kind != values.COUNT
-            and not values.is_attributive(value, subject)
-        ):
-            # "kept for half a year?": the value asked about, not what it is about ("the 10
-            # minute averages" name what it is about)
+        elif value.kind in values.NUMERIC_KINDS and value.kind != values.COUNT:
+            # "kept for half a year?": the value asked about, not what it is about
             subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
     relation = _relation(kind, text)
@@ -650,6 +647,7 @@ def read_question(text: str) -> Question:
     if kind == NUMBER and counted_match:
         wants_list = False  # "how many nodes" wants the number, not the nodes
     found = words.identifiers(text)
+    qualifiers = _qualifiers(text)
     return Question(
         text=text,
         kind=kind,
@@ -659,7 +657,7 @@ def read_question(text: str) -> Question:
         else _PREFERRED_KINDS.get(kind, _value_kinds(kind, text)),
         terms=(words.terms(subject) - REQUEST_WORDS) | (relation & _DECIDED),
         surface=surface_words(subject),
-        names=tuple(name for name in _names(text) if name not in _qualifiers(text)),
+        names=tuple(name for name in _names(text) if name not in qualifiers),
         kind_spans=frozenset(kind_spans),
         identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
         counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)

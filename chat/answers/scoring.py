@@ -20,6 +20,7 @@ from chat.answers import values as vals
 from chat.answers.question import (
     DATE,
     DEMONYM,
+    DEMONYM_ENDING,
     DURATION,
     HOWTO,
     NUMBER,
@@ -582,7 +583,7 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
 def _people_stated(demonym: str, text: str) -> bool:
     """The document says the nationality the question names, as itself or its country
     ("Swedish": Sweden; "Italian": Italy), anywhere: a sentence need not repeat it."""
-    stem = re.sub(r"(?:an|ish|ese|ian|ic|i)$", "", demonym)
+    stem = re.sub(rf"{DEMONYM_ENDING}$", "", demonym)
     prefix = stem[: max(3, len(stem) - 1)]
     return re.search(rf"\b{re.escape(prefix)}[a-z]*", text) is not None
 

@@ -116,7 +116,9 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
-def _with_context(context: str, body: str) -> str:
+def with_context(context: str, body: str) -> str:
+    """The body after its lead-in ("Never remote reset these fault codes: 3300 — ..."),
+    unless it opens with it already."""
     if not context or body.lower().startswith(context.lower()):
         return body
     return f"{context}: {body}"
@@ -260,7 +262,7 @@ def split_units(
         context = lead or heading_context(current if depth > 1 else "")
         labelled = _ITEM_LABEL.match(body)
         add(
-            _with_context(context, body),
+            with_context(context, body),
             "item",
             label=labelled.group(1) if labelled else "",
             bare=body,
@@ -282,7 +284,7 @@ def split_units(
                         continue
                     quoted = f"{body} ({comment.strip()})" if comment.strip() else body
                     context = lead or heading_context(current)
-                    add(_with_context(context, quoted), "code", bare=quoted)
+                    add(with_context(context, quoted), "code", bare=quoted)
                 fence = None
             else:
                 fence.append(stripped)

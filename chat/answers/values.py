@@ -299,8 +299,7 @@ def values_in(text: str) -> list[Value]:
         amount = _number(match.group("n"))
         if amount is None:
             continue
-        written = _counted_words(match.group("noun") or "")
-        noun = written.lower()
+        noun = _counted_words(match.group("noun") or "").lower()
         start, end = match.start("n"), match.end("n")
         if free(start, end):
             text_of = f"{match.group('n')} {noun}" if noun else match.group("n")
