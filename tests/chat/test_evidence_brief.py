@@ -2112,3 +2112,21 @@ def test_it_in_a_follow_up_is_what_the_answer_before_led_with():
     text = compose(_brief("how long was it down?", guarding, incident, earlier_terms=earlier,
                           earlier_lead="inc-sf2-freezer-stop"))  # fmt: skip
     assert "5 hours 38 minutes" in text.split("[")[0], text
+
+
+def test_a_trusted_source_stands_in_only_for_the_subject_asked():
+    # the accepted climbing standard's "two people" is about climbing, not the draft's rope
+    # access repairs: it does not lead an answer about those, however alike the two read
+    draft = hit(1, "# Blade repair (draft)\n\n## Proposed working conditions\n\n- Repairs by "
+                   "rope access or blade platform, teams of at least 3 people (two on the "
+                   "blade, one rescue-ready at the nacelle).\n- Minimum blade surface "
+                   "temperature of 10 C.\n", title="Blade leading-edge erosion repair (draft)",
+                canonical_type="standard", canonical_status="draft", slug="std-blade-repair")  # fmt: skip
+    climb = hit(2, "# Turbine climb standard\n\n## Required before every climb\n\n- At least "
+                   "two people. There is no lone climbing. Two trained people must be at the "
+                   "turbine; one may stay at the base as the rescue partner.\n",
+                title="Turbine climb standard", canonical_type="standard",
+                canonical_status="accepted", slug="sp-04")  # fmt: skip
+    text = compose(_brief("how many people do you need for a rope access blade repair?", draft,
+                          climb))  # fmt: skip
+    assert text.startswith("Proposed working conditions: Repairs by rope access"), text
