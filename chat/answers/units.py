@@ -362,6 +362,7 @@ def split_units(
         paragraph.append(stripped)
     flush_paragraph()
     flush_item()
+    units = _questions_are_no_steps(units)
     # A chunk window can start or stop mid-sentence (its overlap begins at a word, a hard cut
     # ends at one): those fragments misquote; the neighbouring chunk holds them whole.
     first_line = text.lstrip().split("\n", 1)[0]
@@ -373,6 +374,17 @@ def split_units(
         if whole:
             units.append(replace(last, text=whole, match=_complete_clauses(last.words) or whole))
     return units
+
+
+def _questions_are_no_steps(units: list[Unit]) -> list[Unit]:
+    """A numbered list whose items are mostly questions ("Open questions: 1. Should ...?")
+    is open points or an agenda, not a procedure's steps: none of its items is a step."""
+    asking: dict[int, list[bool]] = {}
+    for unit in units:
+        if unit.step:
+            asking.setdefault(unit.group, []).append(unit.bare.rstrip().endswith("?"))
+    questions = {group for group, asks in asking.items() if 2 * sum(asks) >= len(asks)}
+    return [replace(u, step=False) if u.step and u.group in questions else u for u in units]
 
 
 def opens_inside_a_list(text: str) -> bool:

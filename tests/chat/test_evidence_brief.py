@@ -2130,3 +2130,22 @@ def test_a_trusted_source_stands_in_only_for_the_subject_asked():
     text = compose(_brief("how many people do you need for a rope access blade repair?", draft,
                           climb))  # fmt: skip
     assert text.startswith("Proposed working conditions: Repairs by rope access"), text
+
+
+def test_a_numbered_list_of_open_questions_is_no_procedure():
+    from chat.answers.units import split_units
+
+    draft = ("# Blade repair (draft)\n\n## Proposed repair triggers\n\n| Category | Description "
+             "| Proposed action |\n|---|---|---|\n| 4 | Laminate damaged | Repair within 1 month |"
+             "\n| 5 | Structural damage | Stop the turbine until assessed by Nordvik |\n\n"
+             "## Open questions\n\n1. Should category 2 repairs on a blade be done by our own "
+             "technicians?\n2. Do we need a lower wind limit for rope access work on the "
+             "blades?\n3. Budget: EUR 220,000 for blade repairs in 2026.\n")  # fmt: skip
+    listed = [u for u in split_units(draft) if u.section == "Open questions"]
+    assert len(listed) == 3 and not any(u.step for u in listed), listed
+    steps = "## Steps\n\n1. Stop the turbine.\n2. Call Nordvik?\n3. Lock the rotor.\n"
+    assert all(u.step for u in split_units(steps)), split_units(steps)
+    text = compose(_brief("what do we do if a blade has structural damage?",
+                          hit(1, draft, title="Blade repair (draft)")))  # fmt: skip
+    assert text.startswith("5 — Description: Structural damage"), text
+    assert "Open questions" not in text, text
