@@ -24,7 +24,14 @@ from chat.answers.evidence import (
     build_brief,
     earlier_subject,
 )
-from chat.answers.question import REASON, Question, own_names, read_question, restated
+from chat.answers.question import (
+    REASON,
+    Question,
+    own_names,
+    read_follow_up,
+    read_question,
+    restated,
+)
 from chat.answers.units import opens_inside_a_list
 from chat.citations import (
     CitationCheck,
@@ -721,7 +728,7 @@ def message_stream(
     if follows and asked.elliptical:
         # "and at Carn Dubh?" asks the previous question again, of something else
         retrieval_question = restated(previous, question)
-        asked = read_question(retrieval_question)
+        asked = read_follow_up(previous, question)
     # A follow-up of a follow-up keeps the subject of the turns it leaned on ("which MES are we
     # on?" -> "when did it go live?" -> "and who made the call?"), at most SUBJECT_TURNS.
     subject_questions = [*state.subject_questions, question] if follows else [question]

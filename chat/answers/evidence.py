@@ -1097,11 +1097,17 @@ def _unquoted(support: Sequence[Scored], quoted: Sequence[Scored]) -> tuple[Scor
 def bears_on(question: Question, other: Scored) -> bool:
     """A unit of another document than the lead's bears on the question: it states two of its
     words (all of them, for a question of one) with its context, not only the one it shares
-    by chance, and one of them in itself or the heading it sits under."""
+    by chance, and one of them in itself or the heading it sits under; of an elliptical
+    follow-up's, also two words of the subject it carries in itself or that heading ("and at
+    carn dubh?" after the ice exclusion zone around a turbine: not a sentence on Carn Dubh's
+    turbines' warranty, in a document whose summary speaks of ice)."""
     unit = other.unit
     section = unit.section if unit.section != other.source.hit.title else ""
     own = unit_terms(unit) | words.terms(section)
     held = own | context_terms(other.source, unit)
+    carried = min(MIN_OTHER_DOCUMENT_TERMS, len(question.carried))
+    if len(words.matching(question.carried, own)) < carried:
+        return False
     wanted = min(MIN_OTHER_DOCUMENT_TERMS, len(question.terms))
     # (at least one in the unit or the heading it sits under: a row that only its document's
     # title, summary or the paragraph before it tie to the question does not bear on it)

@@ -7,7 +7,7 @@ never a corpus's titles, headings or phrasing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chat.answers import history, values
 from kb import words
@@ -292,6 +292,10 @@ class Question:
     elliptical: bool = False  # not a whole question ("and at Carn Dubh?", "what about X?")
     refers_back: bool = False  # a pronoun stands for a thing it does not name ("go live on it")
     continues: bool = False  # opens with a conjunction: it goes on from what was said ("and ...")
+    # an elliptical follow-up naming a thing of its own ("and the trailer doors?"): the
+    # subject it carries from the question before, which only tells apart units stating this
+    # one (and ties another document's unit to the question)
+    carried: frozenset[str] = frozenset()
     asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
     asks_requirements: bool = False  # "what do I need before X?": what X requires
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
@@ -527,6 +531,23 @@ def restated(previous: str, follow_up: str) -> str:
             previous = re.sub(rf"(?<![\w.-]){re.escape(alike[0])}(?![\w-])", "", previous, count=1)
     previous = re.sub(r"\s+([?.,!])", r"\1", re.sub(r"\s{2,}", " ", previous)).strip()
     return f"{previous} {follow_up}"
+
+
+# Words standing for things named before ("and for the others?", "the rest", "that one").
+_PRO_FORMS = words.terms("other others rest remaining one ones same")
+
+
+def read_follow_up(previous: str, follow_up: str) -> Question:
+    """An elliptical follow-up, read as the question before it asked of what it names
+    instead. One naming a thing in words of its own and no name ("how long can pallets wait in
+    the marshalling area?" then "and the trailer doors?") asks the earlier question of that
+    thing: its subject is its own words (the earlier subject ranks a unit as a follow-up's
+    does, at a share); one naming a name replaces the earlier name of that shape (restated)."""
+    asked = read_question(restated(previous, follow_up))
+    own = read_question(follow_up)
+    if own.names or not own.terms - _PRO_FORMS:
+        return asked
+    return replace(asked, terms=own.terms, surface=own.surface, carried=asked.terms - own.terms)
 
 
 MOST = "most"

@@ -482,6 +482,8 @@ def score_unit(
     shared_lead = words.matching(current - shared_own, lead_in)
     shared = shared_own | shared_lead | words.matching(current, heading_words)
     shared_earlier = words.matching(earlier_terms, own | lead_in | heading_words)
+    if question.carried and not current <= shared:
+        shared_earlier = set()  # "and the trailer doors?": not a unit on the pallets asked before
     whole = sum(weights.get(t, 0.0) for t in current) + EARLIER_SHARE * sum(
         weights.get(t, 0.0) for t in earlier_terms
     )

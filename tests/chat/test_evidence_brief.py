@@ -2149,3 +2149,41 @@ def test_a_numbered_list_of_open_questions_is_no_procedure():
                           hit(1, draft, title="Blade repair (draft)")))  # fmt: skip
     assert text.startswith("5 — Description: Structural damage"), text
     assert "Open questions" not in text, text
+
+
+def test_an_elliptical_follow_up_naming_a_thing_of_its_own_asks_of_that_thing():
+    from chat.answers.evidence import earlier_subject
+    from chat.answers.question import read_follow_up
+
+    earlier = "how long can pallets sit in the marshalling area?"
+    asked = read_follow_up(earlier, "and the trailer doors?")
+    assert asked.kind == "duration" and asked.terms == {"trailer", "door"}, asked
+    assert {"pallet", "area"} <= asked.carried, asked
+    # naming nothing of its own, it is the question before it again
+    assert read_follow_up("what is the RTO for tier 1?", "and for the others?").terms >= {"rto"}
+    # naming a name, the name replaces the one of its shape
+    assert "rto" not in read_follow_up("what is the RTO for tier 1?", "and the RPO?").terms
+    loading = hit(1, "# Frozen dispatch\n\n## Loading\n\n- Pallets may wait in the marshalling "
+                     "area for no more than 15 minutes before going onto the trailer.\n- The "
+                     "trailer doors must not be open for more than 45 minutes in total per "
+                     "trailer.\n", title="Frozen storage and dispatch")  # fmt: skip
+    brief = build_brief(
+        question=asked,
+        sources=number_sources(result([loading])),
+        earlier_terms=earlier_subject(earlier),
+    )
+    text = compose(brief)
+    assert text.startswith("Loading: The trailer doors must not be open for more than 45"), text
+    # another document's unit naming the thing asked but nothing of the subject carried
+    # ("and at carn dubh?" after the ice exclusion zone: not Carn Dubh's warranty)
+    zone = hit(1, "# Ice risk\n\n## Exclusion zone\n\n- Brekken Ridge: exclusion radius 350 m.\n"
+                  "- Carn Dubh: exclusion radius 375 m.\n", title="Ice risk procedure")  # fmt: skip
+    warranty = hit(2, "# Availability\n\nCarn Dubh is not covered by the service agreement. "
+                      "Its turbines are under a separate warranty agreement from commissioning in "
+                      "2023; Procurement holds its terms.\n", title="Availability")  # fmt: skip
+    earlier = "whats the exclusion zone around a turbine with ice on it"
+    text = compose(build_brief(question=read_follow_up(earlier, "and at carn dubh?"),
+                               sources=number_sources(result([zone, warranty])),
+                               earlier_terms=earlier_subject(earlier)))  # fmt: skip
+    assert text.startswith("Exclusion zone: Carn Dubh: exclusion radius 375 m"), text
+    assert "warranty" not in text, text
