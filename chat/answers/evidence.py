@@ -1595,6 +1595,11 @@ def build_brief(
     if question.kind == YESNO and not question.compares:
         support.extend(_rule_around(question, lead, answering))
     support.extend(_supporting(question, lead, listed, support, answering, reasons_of))
+    if as_list:
+        # the list is quoted as far as it answers ("which raw materials have celery in": the
+        # rows with celery); its other items never come back as support
+        key = _list_key(lead)
+        support = [s for s in support if s.unit.group < 0 or _list_key(s) != key]
     # (a question about the past is answered by the record of its time)
     then = question.asks_past or in_force is not None
     instead = None if listed or then else trusted_instead(lead, support, similar, question)

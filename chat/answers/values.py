@@ -102,7 +102,8 @@ _DATE_RE = re.compile(
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b"
     rf"|\b(?:in|by|until|before|after|from|since|every|each|on|end of|early|late|mid)\s+"
     rf"(?:{_MONTHS})\b"
-    r"|\b(?:1[0-9]{3}|20[0-9]{2})s?\b",
+    # a year, but not one inside a code ("FSA-2019-07", "RL-2025-0412": an agreement's number)
+    r"|\b(?<![A-Za-z]-)(?:1[0-9]{3}|20[0-9]{2})s?\b",
     re.IGNORECASE,
 )
 _TIME_RE = re.compile(r"\b\d{1,2}:\d{2}\b")

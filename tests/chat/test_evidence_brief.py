@@ -2187,3 +2187,22 @@ def test_an_elliptical_follow_up_naming_a_thing_of_its_own_asks_of_that_thing():
                                earlier_terms=earlier_subject(earlier)))  # fmt: skip
     assert text.startswith("Exclusion zone: Carn Dubh: exclusion radius 375 m"), text
     assert "warranty" not in text, text
+
+
+def test_a_year_inside_a_code_is_part_of_the_code():
+    # "FSA-2019-07" is an agreement's number, not a date in 2019
+    for text, code in (
+        ("under the agreement FSA-2019-07, which covers", "FSA-2019-07"),
+        ("incident RL-2025-0412 was closed", "RL-2025-0412"),
+        ("All frozen deliveries use Pennine under contract PCL-2024-03.", "PCL-2024-03"),
+    ):
+        found = [(v.kind, v.text) for v in values_in(text)]
+        assert ("code", code) in found and not any(k == "date" for k, _ in found), found
+    # a range of years is two years, an ISO date one date
+    assert [v.text for v in values_in("the war (1618-1648) ended") if v.kind == "date"] == [
+        "1618",
+        "1648",
+    ]
+    assert [v.text for v in values_in("approved on 2025-03-10 by") if v.kind == "date"] == [
+        "2025-03-10"
+    ]
