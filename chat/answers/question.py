@@ -315,6 +315,9 @@ class Question:
     # the measured values the question states itself ("still down after 2 hrs", "over
     # GBP 500"): a unit stating the same value is about the case it asks of
     stated: tuple[values.Value, ...] = ()
+    # the thing whose number identifies it ("their contract number": contract): a code
+    # written after that word answers ("under contract PCL-2024-03"), not an amount
+    identifies: str = ""
 
     @property
     def asks_end(self) -> bool:
@@ -421,11 +424,33 @@ def _measured_in(text: str) -> str:
     return words.unit_symbol(counted.group(1).split()[0]) if counted else ""
 
 
+# "their contract number", "the asset no.", "the order id": what identifies a thing, not an
+# amount ("the number of turbines" counts; a phone number is a number to call)
+_IDENTIFIER_NUMBER = re.compile(r"\b([a-z]+)\s+(?:number|no\.?|id)(?![\w.])", re.I)
+_NOT_IDENTIFIED = frozenset(
+    "the a an our their its his her your my this that what which any whose version "
+    "telephone phone mobile cell fax contact emergency direct large small total growing "
+    "high higher low lower maximum minimum max min same certain limited great greater "
+    "average huge whole odd even right wrong".split()
+)
+# the words a question asks for an identifier with: a unit stating the identifier says them
+IDENTIFIER_WORDS = words.terms("number no id")
+
+
+def _identifies(text: str) -> str:
+    match = _IDENTIFIER_NUMBER.search(text)
+    if match is None or match.group(1).lower() in _NOT_IDENTIFIED or _PHONE_Q.search(text):
+        return ""
+    return match.group(1).lower()
+
+
 def _value_kinds(kind: str, text: str) -> frozenset[str]:
     """The kinds of value that answer a question of `kind` (narrowed by its words: "how much
     did it cost" wants an amount of money, "how many" a count)."""
     if kind in (NUMBER, WHICH, WHAT) and _PHONE_Q.search(text):
         return frozenset({values.PHONE})
+    if kind in (NUMBER, WHAT, WHICH) and _identifies(text):
+        return frozenset({values.CODE, values.COUNT})  # PCL-2024-03, or a number (asset 4512)
     if kind == NUMBER:
         if _MONEY_WORDS.search(text):
             return frozenset({values.MONEY})
@@ -704,4 +729,5 @@ def read_question(text: str) -> Question:
         relation=relation,
         decides=_deciding(relation),
         stated=tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
+        identifies=_identifies(text) if kind in (NUMBER, WHAT, WHICH) else "",
     )

@@ -23,6 +23,7 @@ from chat.answers.question import (
     DEMONYM_ENDING,
     DURATION,
     HOWTO,
+    IDENTIFIER_WORDS,
     NUMBER,
     PERSON,
     PLACE,
@@ -254,6 +255,20 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     if not kinds:
         return ()
     found = [v for v in vals.values_in(unit.text) if v.kind in kinds]
+    if question.identifies:
+        # "their contract number": a code with a digit written right after the word ("under
+        # contract PCL-2024-03", "asset no.: EB-0412"), not an acronym, nor another thing's
+        # code further on ("the contract with Brightway (see QP-07)")
+        right_after = re.compile(
+            rf"\b{re.escape(question.identifies)}\w*\s*(?:(?:number|no\.?|id|ref\w*)\s*)?"
+            r"(?:is\s+|[:#]\s*)?$",
+            re.I,
+        )
+        found = [
+            v
+            for v in found
+            if any(c.isdigit() for c in v.text) and right_after.search(unit.text[: v.start])
+        ]
     if not question.asks_frequency:
         # "every Monday" says how often, not when: it answers "how often", not "when"
         found = [v for v in found if not vals.recurs(unit.text, v)]
@@ -448,7 +463,10 @@ def _relation_said(question: Question, unit: Unit) -> frozenset[str]:
     """ "Who runs X", "who looks after X", "who is the boss of X": a unit naming a role (the
     site manager, the Head of Integration) says the relation the question's verb or role
     noun asks, in other words. Not who decided: a role is no approval. "Where is X kept?":
-    a unit saying where in words ("are in the safe") says the keeping."""
+    a unit saying where in words ("are in the safe") says the keeping. "What's their contract
+    number?": a unit stating the contract's code says its number."""
+    if question.identifies:
+        return question.terms & IDENTIFIER_WORDS if asked_values(question, unit) else frozenset()
     if question.kind == PLACE:
         placed = any(v.kind == vals.LOCATION for v in vals.values_in(unit.text))
         return question.relation if placed else frozenset()

@@ -2206,3 +2206,24 @@ def test_a_year_inside_a_code_is_part_of_the_code():
     assert [v.text for v in values_in("approved on 2025-03-10 by") if v.kind == "date"] == [
         "2025-03-10"
     ]
+
+
+def test_a_things_number_is_the_code_that_identifies_it():
+    assert read_question("what's their contract number?").identifies == "contract"
+    assert read_question("what is the asset no. of the analyser?").identifies == "asset"
+    assert not read_question("what's the phone number for the service desk?").identifies
+    assert not read_question("what is the number of turbines at Brekken?").identifies
+    assert not read_question("how many turbines do we have?").identifies
+    haulage = hit(1, "# Frozen dispatch\n\n## Trailers\n\nAll frozen deliveries use Pennine Cold "
+                     "Logistics under contract PCL-2024-03. The trailer must be clean (see "
+                     "WT-02).\n", title="Frozen storage and dispatch (WT-02)")  # fmt: skip
+    text = compose(_brief("what is the contract number for our frozen deliveries?", haulage))
+    assert "PCL-2024-03" in text.split("[")[0], text
+    # a contract named without its number does not answer it
+    named = hit(1, "# Cleaning\n\nThe cleaning contract with Brightway (see QP-07) runs to "
+                   "2027.\n", title="Cleaning services")  # fmt: skip
+    assert not _brief("what's the contract number for the cleaning?", named).answerable
+    # ...or the number written right after it
+    element = hit(1, "# Titanium\n\nTitanium is a chemical element with atomic number 22 and "
+                     "symbol Ti.\n", title="Titanium")  # fmt: skip
+    assert "22" in compose(_brief("What is titanium's atomic number?", element)).split("[")[0]
