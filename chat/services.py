@@ -245,11 +245,13 @@ class ConversationState:
         surface = dict(asked.surface)
         # (a span naming a kind of thing, "the 10 minute averages", qualifies a subject)
         typed = [term for term in asked.terms if term in surface and term not in asked.kind_spans]
+        # (a number or a year qualifies what was asked before: "what did we get in 2025?")
+        worded = [term for term in typed if not term[:1].isdigit()]
         if asked.continues and len(typed) <= FOLLOW_UP_TERMS:
             return True  # "and what is proposed?": it goes on from the turn before
         if len(typed) > FOLLOW_UP_TERMS:
             return False
-        return all(words.english_weight(surface[term]) < SPECIFIC_WORD for term in typed)
+        return all(words.english_weight(surface[term]) < SPECIFIC_WORD for term in worded)
 
 
 # A question with this few subject words of its own, none specific, leans on the one before.

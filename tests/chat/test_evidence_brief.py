@@ -2227,3 +2227,14 @@ def test_a_things_number_is_the_code_that_identifies_it():
     element = hit(1, "# Titanium\n\nTitanium is a chemical element with atomic number 22 and "
                      "symbol Ti.\n", title="Titanium")  # fmt: skip
     assert "22" in compose(_brief("What is titanium's atomic number?", element)).split("[")[0]
+
+
+def test_a_follow_up_naming_only_a_year_asks_of_the_subject_before():
+    from chat.services import ConversationState
+
+    state = ConversationState(previous_question="what is our fleet availability target?")
+    # a year qualifies what was asked before; it is no subject of its own
+    assert state.carries_into(read_question("what did we actually get in 2025?"))
+    assert state.carries_into(read_question("what was it in 2024?"))
+    # ...a rare word still is
+    assert not state.carries_into(read_question("what did the gearbox cost in 2025?"))
