@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
     should so some such than that the their theirs them then there these they this those
     through to too under until up very was we were what when where which while who whom why
     will with would you your yours whats thats whos hows wheres whens whys theres heres many
-    much""".split()
+    much often""".split()
 )
 # The tail of a contraction or a possessive ("Kelvar's", "it’s", "doesn't", "we'll"): not a
 # word of its own. "n't" leaves its verb ("doesn't" -> "does"), a stop word.
