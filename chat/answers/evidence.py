@@ -55,6 +55,7 @@ from chat.answers.units import (
     STATUS,
     Unit,
     heading_context,
+    refers_back,
     reports_a_question,
     split_units,
 )
@@ -997,6 +998,20 @@ def _supporting(
         and s.unit.context == lead.unit.text
         and s.score >= lead.score - SUPPORT_MARGIN
     ]
+    # ...and a lead opening with a pronoun ("They are reviewed every six months.") with the
+    # sentence it stands for, however it scores
+    stands_for = [
+        s
+        for s in ranked
+        if refers_back(lead.unit)
+        and s.source.n == lead.source.n
+        and s.unit.kind == "sentence"
+        and s.unit.text != lead.unit.text
+        and lead.unit.context.endswith(s.unit.text)
+    ]
+    for other in stands_for[:1]:
+        chosen.append(other)
+        seen.append(unit_terms(other.unit))
     for other in [*going_on[:1], *ranked[:MAX_CONTENDERS]]:
         if len(chosen) >= MAX_SUPPORT - len(taken):
             break

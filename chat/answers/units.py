@@ -124,6 +124,12 @@ def with_context(context: str, body: str) -> str:
     return f"{context}: {body}"
 
 
+def refers_back(unit: Unit) -> bool:
+    """A sentence opening with a pronoun ("They are reviewed every six months."): it says
+    nothing of what it is about without the sentence before it."""
+    return unit.kind == "sentence" and _ANAPHOR.match(unit.text) is not None
+
+
 def heading_context(section: str) -> str:
     """A heading as the context of the items under it (its number dropped)."""
     section = re.sub(r"^\s*(\d+[.)]|§\d+)\s*", "", section).strip()
@@ -235,6 +241,16 @@ def split_units(
         bold_lead = raw.lstrip().startswith("**")
         prose = _clean(raw, titles)
         sentences = [s.strip() for s in _SENTENCE_END.split(prose) if s.strip()]
+        # "**8. Access reviews.** Team leads confirm ...": a bold title of a few words names
+        # what the paragraph's sentences are about, as a heading does
+        bold = _BOLD_TITLE.match(raw)
+        title, opening = "", 0  # the title, and how many of the sentences it is
+        if bold:
+            said = _clean(bold.group(1), titles)
+            opening = next(
+                (n for n in range(1, len(sentences)) if " ".join(sentences[:n]) == said), 0
+            )
+            title = re.sub(r"^\d+[.)]\s*", "", said).rstrip(".") if opening else ""
         for index, clean in enumerate(sentences):
             if clean.endswith(":"):
                 lead = clean[:-1] if len(clean) <= MAX_CONTEXT_CHARS else ""
@@ -246,7 +262,9 @@ def split_units(
                 announced = clean
             # "Their passwords are in the safe": what "their" stands for is in the sentence
             # before, matched as the sentence's context
-            earlier = sentences[index - 1] if index and _ANAPHOR.match(clean) else ""
+            earlier = sentences[index - 1] if index > opening and _ANAPHOR.match(clean) else ""
+            if title and index >= opening:
+                earlier = f"{title}: {earlier}" if earlier else title
             add(clean, "sentence", decision=bold_lead and index == 0, around=earlier)
 
     def flush_item() -> None:
@@ -374,6 +392,10 @@ def split_units(
         if whole:
             units.append(replace(last, text=whole, match=_complete_clauses(last.words) or whole))
     return units
+
+
+# A paragraph opening with a bold title of at most five words ("**8. Access reviews.**")
+_BOLD_TITLE = re.compile(r"\s*\*\*((?:\d+[.)]\s*)?(?:[^*\s]+\s+){0,4}[^*\s]+?\.?)\*\*\s+\S")
 
 
 def _questions_are_no_steps(units: list[Unit]) -> list[Unit]:

@@ -2238,3 +2238,35 @@ def test_a_follow_up_naming_only_a_year_asks_of_the_subject_before():
     assert state.carries_into(read_question("what was it in 2024?"))
     # ...a rare word still is
     assert not state.carries_into(read_question("what did the gearbox cost in 2025?"))
+
+
+def test_a_paragraphs_bold_title_is_the_context_of_its_sentences():
+    from chat.answers.units import split_units
+
+    rules = ("# Privileged access\n\n## The rules\n\n**6. Password vault.** Service account and "
+             "built-in administrator passwords are stored in the PAM vault and rotated every 90 "
+             "days.\n\n**8. Access reviews.** Team leads confirm every quarter that each admin "
+             "account in their area is still needed. Accounts not confirmed are disabled.\n\n"
+             "**We use named accounts only.** They are created by the service desk.\n")  # fmt: skip
+    units = {u.text: u for u in split_units(rules)}
+    assert "Access reviews" in units["Accounts not confirmed are disabled."].context, units
+    # a bold statement of more words is a statement, not a title
+    assert "named accounts" not in units["They are created by the service desk."].context or (
+        units["They are created by the service desk."].context.startswith("We use")
+    )
+    text = compose(_brief("how often are admin accounts reviewed?", hit(1, rules,
+                          title="Privileged access", canonical_type="standard",
+                          canonical_status="accepted")))  # fmt: skip
+    assert text.startswith("Team leads confirm every quarter"), text
+
+
+def test_a_lead_opening_with_a_pronoun_is_quoted_after_what_it_stands_for():
+    rules = hit(1, "# Privileged access\n\n## Exceptions\n\nExceptions are requested from "
+                   "Marcus Lee with a reason and an end date. They are reviewed every six "
+                   "months.\n", title="Privileged access", canonical_type="standard",
+                canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("how often are exceptions reviewed?", rules))
+    assert text.startswith(
+        "They are reviewed every six months [1]. Exceptions are requested from Marcus Lee with "
+        "a reason and an end date [1]."
+    ), text
