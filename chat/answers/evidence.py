@@ -54,6 +54,7 @@ from chat.answers.units import (
     OWNERS,
     STATUS,
     Unit,
+    asks,
     heading_context,
     refers_back,
     reports_a_question,
@@ -1790,7 +1791,9 @@ def _answerable(
     candidates = [
         s
         for s in ranked
-        if (s.values or not question.specific) and names_present(question.names, s.source, s.unit)
+        if (s.values or not question.specific)
+        and names_present(question.names, s.source, s.unit)
+        and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"

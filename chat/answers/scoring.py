@@ -33,7 +33,7 @@ from chat.answers.question import (
     YESNO,
     Question,
 )
-from chat.answers.units import OWNERS, Unit
+from chat.answers.units import OWNERS, Unit, asks
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus, CanonicalType
@@ -83,6 +83,7 @@ PROCEDURE_TITLE = 1.0  # ...of the document whose title says what it asks (share
 ALTERNATIVE_NOT_ASKED = -0.45  # an option not chosen answers only "why not" questions
 POSITION = -0.005  # x the unit's place in its chunk: the opening states the point
 DANGLING = -0.15  # a unit opening with a pronoun reads badly out of its paragraph
+ASKS = -0.6  # a unit that is a question (an open point, an FAQ's question) states nothing
 LIST_UNIT = 0.25  # a question that asks for several things is answered by a list or table
 # --- where it comes from ------------------------------------------------------------------
 RANK_QUALITY = 0.4  # x retrieval's quality score of the chunk
@@ -546,6 +547,7 @@ def score_unit(
         + (ALTERNATIVE_NOT_ASKED if unit.alternative and not question.asks_alternatives else 0.0)
         + POSITION * unit.position
         + (DANGLING if _DANGLING.match(unit.text) else 0.0)
+        + (ASKS if asks(unit) else 0.0)
         + (LIST_UNIT if question.wants_list and unit.group >= 0 else 0.0)
     )
     return Scored(

@@ -124,6 +124,11 @@ def with_context(context: str, body: str) -> str:
     return f"{context}: {body}"
 
 
+def asks(unit: Unit) -> bool:
+    """The unit is a question (an open point, an FAQ's question): it states nothing."""
+    return (unit.bare or unit.text).rstrip().endswith("?")
+
+
 def refers_back(unit: Unit) -> bool:
     """A sentence opening with a pronoun ("They are reviewed every six months."): it says
     nothing of what it is about without the sentence before it."""

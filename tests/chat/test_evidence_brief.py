@@ -2270,3 +2270,18 @@ def test_a_lead_opening_with_a_pronoun_is_quoted_after_what_it_stands_for():
         "They are reviewed every six months [1]. Exceptions are requested from Marcus Lee with "
         "a reason and an end date [1]."
     ), text
+
+
+def test_a_sentence_that_asks_answers_nothing():
+    draft = hit(1, "# Supplier approval (draft)\n\n## Proposed requirements for approval\n\n1. A "
+                   "current certificate to a GFSI-recognised scheme: BRCGS Food Safety or FSSC "
+                   "22000.\n2. A completed supplier questionnaire.\n\n## Open questions for "
+                   "reviewers\n\n- Who approves exceptions when a sole supplier loses its "
+                   "certificate?\n- Should haulage be medium risk?\n",
+                title="Supplier approval and monitoring (draft)")  # fmt: skip
+    text = compose(_brief("what certificate does a new supplier need?", draft))
+    assert text.startswith("Proposed requirements for approval: A current certificate"), text
+    # ...and a question the document only asks is not answered with its own words
+    assert not _brief("who approves exceptions when a sole supplier loses its certificate?",
+                      draft).answerable  # fmt: skip
+    assert not _brief("is haulage medium risk?", draft).answerable
