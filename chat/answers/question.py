@@ -161,6 +161,12 @@ _PLURAL_AFTER_WH = re.compile(
     rf"([a-z-]{{3,}}{values.PLURAL_ENDING})\b",
     re.I,
 )
+# "who are the duty managers", "who were our engineers": several people, a list of them
+_WHO_ARE = re.compile(
+    rf"^\s*(?:and\s+)?who\s+(?:are|were)\s+(?:the|our|all the|all)\s+(?:[a-z-]+\s+){{0,2}}?"
+    rf"[a-z-]{{3,}}{values.PLURAL_ENDING}\b",
+    re.I,
+)
 _COMPARE = re.compile(
     r"\b(?:within|under|over|more than|less than|exceed\w*|beyond|faster|slower|longer|"
     r"shorter|above|below|inside|meet|met|hit|beat|breach\w*|miss(?:ed)?)\b"
@@ -690,6 +696,8 @@ def read_question(text: str) -> Question:
     wants_list = bool(_LIST_WORDS.search(text) or (plural and kind in (WHAT, WHICH, NUMBER))) and (
         kind not in (DURATION, DATE, PERSON)
     )
+    if kind == PERSON and _WHO_ARE.match(text):
+        wants_list = True  # "who are the duty managers?": every one of them
     if kind == NUMBER and counted_match:
         wants_list = False  # "how many nodes" wants the number, not the nodes
     found = words.identifiers(text)

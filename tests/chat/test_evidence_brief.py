@@ -2285,3 +2285,17 @@ def test_a_sentence_that_asks_answers_nothing():
     assert not _brief("who approves exceptions when a sole supplier loses its certificate?",
                       draft).answerable  # fmt: skip
     assert not _brief("is haulage medium risk?", draft).answerable
+
+
+def test_who_are_the_people_of_a_role_asks_for_all_of_them():
+    assert read_question("who are the duty managers on the q2 rota").wants_list
+    assert read_question("who were the engineers on the project?").wants_list
+    assert not read_question("who is the duty manager this week?").wants_list
+    assert not read_question("who approves exceptions?").wants_list
+    rota = hit(1, "# On-call rota Q2\n\n| Week of | Integration | Duty manager |\n|---|---|---|\n"
+                  "| 6 Apr 2026 | Sofia Lindqvist | Owen Gallagher |\n| 13 Apr 2026 | Aisha "
+                  "Bello | Lucy Brennan |\n| 20 Apr 2026 | Kieran Doyle | Marcus Lee |\n",
+               title="Clinical IT on-call rota Q2 2026")  # fmt: skip
+    text = compose(_brief("who are the duty managers on the q2 rota", rota))
+    for name in ("Owen Gallagher", "Lucy Brennan", "Marcus Lee"):
+        assert name in text, text
