@@ -1140,6 +1140,41 @@ def _stated(question: Question, units: Sequence[Scored]) -> set[str]:
     return words.matching(question.terms, held)
 
 
+def _second_part(
+    question: Question,
+    answer: Sequence[Scored],
+    ranked: Sequence[Scored],
+    weights: dict[str, float],
+) -> Scored | None:
+    """A question of two parts ("how much for 40 packs of agar plates, and do I need to get
+    quotes?"): when the answer so far does not state the second part, the unit stating most
+    of it: of the lead's document, else of one trusted as much."""
+    if not question.then:
+        return None
+    lead = answer[0]
+    held: set[str] = set()
+    for scored in answer:
+        held |= unit_terms(scored.unit)
+    part = question.then
+    if coverage(part, weights, frozenset(held), frozenset()) >= MIN_SECOND_HOP:
+        return None
+    best: tuple[tuple[bool, float], Scored] | None = None
+    for other in ranked:
+        if other.unit == lead.unit or other.source.block == "rejected" or asks(other.unit):
+            continue
+        if other.document_id != lead.document_id and trust(other.source) < trust(lead.source):
+            continue
+        share = coverage(part, weights, unit_terms(other.unit), frozenset())
+        if share < MIN_SECOND_HOP:
+            continue
+        # the lead's document first: it says how its own case stands ("no quotes are needed"
+        # on the price list, before the policy's general rule); then the most of the part
+        key = (other.document_id == lead.document_id, share)
+        if best is None or key > best[0]:
+            best = (key, other)
+    return best[1] if best else None
+
+
 def _second_hop(
     question: Question,
     answer: Sequence[Scored],
@@ -1453,7 +1488,8 @@ def build_brief(
     if not units:
         return EvidenceBrief(question=question, answerable=False, refusal="no quotable text")
     texts = [u.words for _, u in units]
-    wanted = question.terms | earlier_terms
+    # (a second question's words weigh only where the answer looks for its second part)
+    wanted = question.terms | earlier_terms | question.then
     weights = term_weights(texts, wanted)
     subject = {
         term: weight * (RELATION_SHARE if term in question.relation else 1.0)
@@ -1637,7 +1673,8 @@ def build_brief(
         second = compared[1]
         support = [second, *(s for s in support if s.unit != second.unit)]
     else:
-        second = None if holders else _second_hop(question, answer, answering, subject)
+        second = None if holders else _second_part(question, answer, answering, subject)
+        second = second or (None if holders else _second_hop(question, answer, answering, subject))
         if second is not None and all(second.unit != s.unit for s in (*listed, *support)):
             support.append(second)
     support[:0] = holders  # "who signs it off?": the people in the roles come first

@@ -167,6 +167,12 @@ _WHO_ARE = re.compile(
     rf"[a-z-]{{3,}}{values.PLURAL_ENDING}\b",
     re.I,
 )
+# "..., and do I need to get quotes?", "... but who approves it?": a second question
+_SECOND_QUESTION = re.compile(
+    r"[,;]?\s+(?:and|but)\s+(?=(?:do|does|did|is|are|was|were|can|could|should|must|will|"
+    r"who|what|when|where|how|which|why)\b)",
+    re.I,
+)
 _COMPARE = re.compile(
     r"\b(?:within|under|over|more than|less than|exceed\w*|beyond|faster|slower|longer|"
     r"shorter|above|below|inside|meet|met|hit|beat|breach\w*|miss(?:ed)?)\b"
@@ -324,6 +330,9 @@ class Question:
     # the thing whose number identifies it ("their contract number": contract): a code
     # written after that word answers ("under contract PCL-2024-03"), not an amount
     identifies: str = ""
+    # the subject of a second question joined to the first ("how much for 40 packs, and do I
+    # need to get quotes?": quote; `terms` are the first one's): the answer answers it too
+    then: frozenset[str] = frozenset()
 
     @property
     def asks_end(self) -> bool:
@@ -441,6 +450,15 @@ _NOT_IDENTIFIED = frozenset(
 )
 # the words a question asks for an identifier with: a unit stating the identifier says them
 IDENTIFIER_WORDS = words.terms("number no id")
+
+
+def _second_question(text: str) -> frozenset[str]:
+    """The subject terms of a second question joined to the first by "and" or "but" (not one
+    opening with it: "and at Carn Dubh?" follows up the turn before)."""
+    parts = _SECOND_QUESTION.split(text, maxsplit=1)
+    if len(parts) < 2 or not words.terms(parts[0]) - REQUEST_WORDS:
+        return frozenset()
+    return frozenset(words.terms(_FRAME.sub(" ", parts[1])) - REQUEST_WORDS)
 
 
 def _identifies(text: str) -> str:
@@ -671,6 +689,11 @@ def read_question(text: str) -> Question:
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
     kind = _kind(text)
     subject = _FRAME.sub(" ", text)
+    then = _second_question(text)
+    if then:
+        # "how long do we keep backups, and where is the off-site copy?": the first question
+        # is what the kind asks of; the second is answered after it (Question.then)
+        subject = _SECOND_QUESTION.split(subject, maxsplit=1)[0]
     if kind == DURATION:
         subject = _SPAN_VERB.sub(" ", subject)
     for frame in (_RELATIVE_TIME, _PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
@@ -738,4 +761,5 @@ def read_question(text: str) -> Question:
         decides=_deciding(relation),
         stated=tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
         identifies=_identifies(text) if kind in (NUMBER, WHAT, WHICH) else "",
+        then=then,
     )

@@ -10,6 +10,7 @@ from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
 from chat.answers.question import read_question
 from chat.answers.values import is_person_like, values_in
 from chat.prompt import number_sources
+from kb import words
 from tests.chat.helpers import hit, result, supersede_link
 
 RUNBOOK = """# Portal database recovery
@@ -2299,3 +2300,25 @@ def test_who_are_the_people_of_a_role_asks_for_all_of_them():
     text = compose(_brief("who are the duty managers on the q2 rota", rota))
     for name in ("Owen Gallagher", "Lucy Brennan", "Marcus Lee"):
         assert name in text, text
+
+
+def test_a_question_of_two_parts_is_answered_in_both():
+    asked = read_question("how much for 40 packs of blood agar plates and do i need to get quotes?")
+    assert asked.then == words.terms("quotes"), asked.then
+    assert not read_question("what is the RTO and RPO for the EPR?").then
+    prices = hit(1, "# Lab consumables price list 2026\n\nWards order through RiverBuy using the "
+                    "item code. Because the prices are already agreed, no quotes are needed, but "
+                    "each order still needs approval.\n\n| Code | Item | Pack | Price per pack "
+                    "(GBP) |\n|---|---|---|---|\n| RPL-1070 | Blood agar plates | 20 | 13.40 |\n"
+                    "| RPL-1071 | Chocolate agar plates | 20 | 15.10 |\n",
+                 title="Lab consumables price list 2026")  # fmt: skip
+    text = compose(_brief("how much for 40 packs of blood agar plates and do i need to get quotes?",
+                          prices))  # fmt: skip
+    assert "13.40" in text and "no quotes are needed" in text, text
+    # ...whichever part the lead answers
+    backups = hit(1, "# Backup\n\nNightly backups are kept for 35 days on the backup appliance.\n\n"
+                     "The off-site copy of every Sunday's backup is in the secondary data centre "
+                     "in Stjordal.\n\nA full restore is tested once per quarter.\n", title="WindSight backup")  # fmt: skip
+    text = compose(_brief("how long do we keep nightly backups and where is the off-site copy?",
+                          backups))  # fmt: skip
+    assert "35 days" in text and "Stjordal" in text, text
