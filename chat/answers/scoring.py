@@ -614,13 +614,14 @@ def names_in(names: Sequence[str], text: str) -> frozenset[str]:
     """The names and codes of `names` the text states (a name inside an identifier such as
     NTF_SMS_DAILY_CAP counts; a code with or without its hyphen: sf2, sf-2 and SF-2 name the
     same freezer; an identifier the question names whole, INGEST_DEDUPE_FAIL_OPEN, counts where
-    it is written); a year or a month counts as stated."""
+    it is written); a year or a month counts as stated. A one-digit number counts only where
+    it is written ("category 5" is not "category 2"); a one-letter word not at all."""
     around = words.fold(text.lower()).replace("_", " ")
     found: set[str] = set()
     for name in names:
         for part in re.split(r"\s+", name):
             part = re.sub(r"(?<=\d)s$|'s$|’s$", "", part.strip(".,;:!?()\"'"))
-            if len(part) < 2 or _YEAR.match(part):
+            if (len(part) < 2 and not part.isdigit()) or _YEAR.match(part):
                 continue
             part = words.fold(part.lower()).replace("_", " ")  # as the text is read
             code = re.fullmatch(r"([a-z]+)[-\s]?(\d+)", part)

@@ -2322,3 +2322,12 @@ def test_a_question_of_two_parts_is_answered_in_both():
     text = compose(_brief("how long do we keep nightly backups and where is the off-site copy?",
                           backups))  # fmt: skip
     assert "35 days" in text and "Stjordal" in text, text
+
+
+def test_a_single_digit_the_question_names_must_be_stated():
+    # "category 5" is not "category 2": a one-digit number names what is asked about too
+    draft = hit(1, "# Blade repair\n\nIn the 2025 inspection, 31 of our 162 blades showed "
+                   "category 2 erosion or worse.\n\n| Category | Description |\n|---|---|\n| 4 | "
+                   "Laminate damaged |\n| 5 | Structural damage |\n", title="Blade repair")  # fmt: skip
+    assert not _brief("how many blades had category 5 damage in 2025?", draft).answerable
+    assert _brief("how many blades had category 2 erosion in 2025?", draft).answerable
