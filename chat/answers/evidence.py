@@ -123,6 +123,11 @@ MIN_SECOND_HOP = 0.5
 # the answer states: one shared word is a near miss ("Nokia's headquarters" for the Danube
 # Commission's)
 MIN_OTHER_DOCUMENT_TERMS = 2
+# The words saying how long something is kept: English, not one corpus's headings.
+KEEPING = words.terms(
+    "keep keeps kept retain retains retained retention store stored storage hold held "
+    "archive archived delete deleted purge purged expire expires expiry"
+)
 # A rejected approach is warned about when its subject is named, or it is this close (cosine).
 REJECTED_WARNING_COSINE = 0.55
 
@@ -1834,6 +1839,18 @@ def _answerable(
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"
+    if question.keeps:
+        # "how long are restore test reports kept?": a unit saying something is kept (or
+        # retained, stored, deleted after) for that span, not how long a restore took
+        candidates = [
+            s
+            for s in candidates
+            if words.matching(
+                KEEPING, unit_terms(s.unit) | words.terms(f"{s.unit.section} {s.unit.context}")
+            )
+        ]
+        if not candidates:
+            return False, "no source says how long it is kept"
     said = _predicate(question)
     if said and not earlier_terms:
         # the value must come from a unit that says what the question asks of its named

@@ -173,6 +173,13 @@ _SECOND_QUESTION = re.compile(
     r"who|what|when|where|how|which|why)\b)",
     re.I,
 )
+# "how long are backups kept", "how long do we keep logs", "how long is the topic retained"
+_KEEPS_Q = re.compile(
+    r"^\s*(?:and\s+)?how long\s+(?:(?:is|are|was|were|will|should|must|can)\s+(?:[\w'’-]+\s+)"
+    r"{0,6}?(?:be\s+)?(?:kept|retained|stored|held|archived)\b|(?:do|does|did|should|must|will|"
+    r"can)\s+(?:we|you|they|i|it)\s+(?:keep|retain|store|hold|archive)\b)",
+    re.I,
+)
 _COMPARE = re.compile(
     r"\b(?:within|under|over|more than|less than|exceed\w*|beyond|faster|slower|longer|"
     r"shorter|above|below|inside|meet|met|hit|beat|breach\w*|miss(?:ed)?)\b"
@@ -333,6 +340,9 @@ class Question:
     # the subject of a second question joined to the first ("how much for 40 packs, and do I
     # need to get quotes?": quote; `terms` are the first one's): the answer answers it too
     then: frozenset[str] = frozenset()
+    # "how long are backups kept?": the span asked is how long something is kept, which a
+    # unit saying it keeps, retains, stores or deletes states (not how long a restore took)
+    keeps: bool = False
 
     @property
     def asks_end(self) -> bool:
@@ -762,4 +772,5 @@ def read_question(text: str) -> Question:
         stated=tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
         identifies=_identifies(text) if kind in (NUMBER, WHAT, WHICH) else "",
         then=then,
+        keeps=kind == DURATION and bool(_KEEPS_Q.match(text)),
     )

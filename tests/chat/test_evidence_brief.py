@@ -2331,3 +2331,27 @@ def test_a_single_digit_the_question_names_must_be_stated():
                    "Laminate damaged |\n| 5 | Structural damage |\n", title="Blade repair")  # fmt: skip
     assert not _brief("how many blades had category 5 damage in 2025?", draft).answerable
     assert _brief("how many blades had category 2 erosion in 2025?", draft).answerable
+
+
+def test_how_long_something_is_kept_is_answered_by_a_retention():
+    for asked in (
+        "how long are the windsight backups kept",
+        "How long is the topic retained?",
+        "how long do we keep dispatch logs?",
+        "how long are door events stored?",
+    ):
+        assert read_question(asked).keeps, asked
+    for asked in (
+        "how long can you work inside the frozen store?",
+        "how long did the outage last?",
+        "how long does a restore take?",
+    ):
+        assert not read_question(asked).keeps, asked
+    backup = hit(1, "# Backup\n\n## Restore tests\n\n| Quarter | Restore time | Result |\n|---|---|"
+                    "---|\n| Q1 2026 | 5 h 20 min | Pass |\n\nThe most recent restore test took 5 "
+                    "hours 20 minutes.\n\n## Retention\n\nNightly backups are kept for 35 days.\n",
+                 title="Backup standard")  # fmt: skip
+    # a restore test's duration is no time anything is kept
+    assert not _brief("how long are restore test reports kept?", backup).answerable
+    text = compose(_brief("how long are the nightly backups kept?", backup))
+    assert text.startswith("Nightly backups are kept for 35 days"), text
