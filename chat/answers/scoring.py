@@ -69,6 +69,7 @@ IDENTIFIER_OPENS = 0.9  # the unit opens with the identifier the question names 
 IDENTIFIER_IN = 0.6  # ...or names it
 IDENTIFIER_AROUND = 0.3  # ...or sits under a heading naming it
 DEFINES = 0.5  # "what is X?": the unit that says "X is ..." defines it
+IS_THE_KIND = 0.5  # "what X do we use?": the unit that says "Y is the X" names it
 CELL_ASKED = 0.6  # a table row the question names (its first cell) with a column it names
 # ("the response target for a P2": the P2 row's "Response target: 30 minutes")
 STATED_VALUE = 0.6  # the unit states a value the question states ("after 2 hrs": "after 2
@@ -359,6 +360,22 @@ _WHAT_IS = re.compile(r"^\s*what(?:['’]s|\s+is|\s+are|\s+was|\s+were)\s+\S", r
 _DEFINED = re.compile(r"^\s*(.{2,80}?)\s+(?:is|are|was|were|means|refers to)\s", re.I)
 
 
+# "... is the SCADA platform", "... are our message queues": what follows names a kind
+_IS_THE = re.compile(r"\b(?:is|are|was|were)\s+(?:the|our|a|an)\s+((?:[\w&/-]+\s*){1,4})", re.I)
+
+
+def _is_the_kind(question: Question, unit: Unit) -> bool:
+    """ "What SCADA platform do we use?" asks which thing is of a kind: a sentence saying
+    something is that kind ("WindSight is the SCADA platform ...") names it, not one naming a
+    team after the kind ("Head of SCADA & IT Platform")."""
+    if question.kind != WHICH or not question.terms:
+        return False
+    return any(
+        words.matching(question.terms, words.terms(match.group(1))) == question.terms
+        for match in _IS_THE.finditer(unit.text)
+    )
+
+
 def _defines(question: Question, unit: Unit) -> bool:
     """ "What is X?" asks what X is: a sentence that opens with X and says it is something
     ("WindSight is the SCADA platform ...") defines it."""
@@ -532,6 +549,7 @@ def score_unit(
         + (STATED_VALUE if _states_asked_value(question, unit) else 0.0)
         + (CELL_ASKED if _names_row_and_column(question, unit) else 0.0)
         + (DEFINES if _defines(question, unit) else 0.0)
+        + (IS_THE_KIND if _is_the_kind(question, unit) else 0.0)
         + (LABEL_MATCH if words.matching(current, words.terms(unit.label)) else 0.0)
         + _identifier_bonus(
             question.identifiers, lowered, f"{unit.section} {unit.context}".lower(), unit.kind

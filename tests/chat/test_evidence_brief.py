@@ -2355,3 +2355,17 @@ def test_how_long_something_is_kept_is_answered_by_a_retention():
     assert not _brief("how long are restore test reports kept?", backup).answerable
     text = compose(_brief("how long are the nightly backups kept?", backup))
     assert text.startswith("Nightly backups are kept for 35 days"), text
+
+
+def test_which_thing_of_a_kind_is_answered_by_the_one_said_to_be_it():
+    # "WindSight is the SCADA platform": the thing of the kind asked, not a team named after it
+    platform = hit(1, "# WindSight SCADA platform\n\nWindSight is the SCADA platform through which "
+                      "the ROC monitors and controls every turbine.\n\nMaintained by the SCADA & "
+                      "IT Platform team (Anders Vik, Leila Nasser).\n\nApproved by Anders Vik, "
+                      "Head of SCADA & IT Platform.\n", title="WindSight SCADA platform")  # fmt: skip
+
+    def meaning(texts):  # as the real embedder judges them: the team's sentences closer
+        return [0.46 if "WindSight is" in t else 0.72 for t in texts]
+
+    text = compose(_brief("what scada platform do we use?", platform, meaning=meaning))
+    assert text.startswith("WindSight is the SCADA platform"), text
