@@ -1678,8 +1678,12 @@ def build_brief(
         second = compared[1]
         support = [second, *(s for s in support if s.unit != second.unit)]
     else:
-        second = None if holders else _second_part(question, answer, answering, subject)
-        second = second or (None if holders else _second_hop(question, answer, answering, subject))
+        second = (
+            None
+            if holders
+            else _second_part(question, answer, answering, subject)
+            or _second_hop(question, answer, answering, subject)
+        )
         if second is not None and all(second.unit != s.unit for s in (*listed, *support)):
             support.append(second)
     support[:0] = holders  # "who signs it off?": the people in the roles come first

@@ -169,9 +169,7 @@ _WHO_ARE = re.compile(
 )
 # "..., and do I need to get quotes?", "... but who approves it?": a second question
 _SECOND_QUESTION = re.compile(
-    r"[,;]?\s+(?:and|but)\s+(?=(?:do|does|did|is|are|was|were|can|could|should|must|will|"
-    r"who|what|when|where|how|which|why)\b)",
-    re.I,
+    rf"[,;]?\s+(?:and|but)\s+(?=(?:{_AUX}|who|what|when|where|how|which|why)\b)", re.I
 )
 # "how long are backups kept", "how long do we keep logs", "how long is the topic retained"
 _KEEPS_Q = re.compile(

@@ -409,8 +409,8 @@ def _questions_are_no_steps(units: list[Unit]) -> list[Unit]:
     asking: dict[int, list[bool]] = {}
     for unit in units:
         if unit.step:
-            asking.setdefault(unit.group, []).append(unit.bare.rstrip().endswith("?"))
-    questions = {group for group, asks in asking.items() if 2 * sum(asks) >= len(asks)}
+            asking.setdefault(unit.group, []).append(asks(unit))
+    questions = {group for group, asked in asking.items() if 2 * sum(asked) >= len(asked)}
     return [replace(u, step=False) if u.step and u.group in questions else u for u in units]
 
 
