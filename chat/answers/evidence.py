@@ -1006,15 +1006,18 @@ def _supporting(
     ]
     # ...and a lead opening with a pronoun ("They are reviewed every six months.") with the
     # sentence it stands for, however it scores
-    stands_for = [
-        s
-        for s in ranked
+    stands_for = (
+        [
+            s
+            for s in ranked
+            if s.source.n == lead.source.n
+            and s.unit.kind == "sentence"
+            and s.unit.text != lead.unit.text
+            and lead.unit.context.endswith(s.unit.text)
+        ]
         if refers_back(lead.unit)
-        and s.source.n == lead.source.n
-        and s.unit.kind == "sentence"
-        and s.unit.text != lead.unit.text
-        and lead.unit.context.endswith(s.unit.text)
-    ]
+        else []
+    )
     for other in stands_for[:1]:
         chosen.append(other)
         seen.append(unit_terms(other.unit))

@@ -477,14 +477,14 @@ def _identifier_bonus(identifiers: Sequence[str], text: str, around: str, kind: 
     return IDENTIFIER_AROUND if any(i in around for i in identifiers) else 0.0
 
 
-def _relation_said(question: Question, unit: Unit) -> frozenset[str]:
+def _relation_said(question: Question, unit: Unit, found: Sequence[vals.Value]) -> frozenset[str]:
     """ "Who runs X", "who looks after X", "who is the boss of X": a unit naming a role (the
     site manager, the Head of Integration) says the relation the question's verb or role
     noun asks, in other words. Not who decided: a role is no approval. "Where is X kept?":
     a unit saying where in words ("are in the safe") says the keeping. "What's their contract
-    number?": a unit stating the contract's code says its number."""
+    number?": a unit stating the contract's code (`found`, its asked values) says its number."""
     if question.identifies:
-        return question.terms & IDENTIFIER_WORDS if asked_values(question, unit) else frozenset()
+        return question.terms & IDENTIFIER_WORDS if found else frozenset()
     if question.kind == PLACE:
         placed = any(v.kind == vals.LOCATION for v in vals.values_in(unit.text))
         return question.relation if placed else frozenset()
@@ -575,7 +575,7 @@ def score_unit(
         coverage=coverage(
             current,
             subject_weights or weights,
-            own | _relation_said(question, unit),
+            own | _relation_said(question, unit, found),
             around,
             either=question.relation,
         ),
