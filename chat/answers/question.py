@@ -392,6 +392,19 @@ _QUESTION_FORM = re.compile(
     rf"\s*(?:and\s+|but\s+|so\s+)?(?:what|which|who|whom|whose|when|where|why|how|{_AUX})\b",
     re.I,
 )
+# "a tech left his lock on, who has to sign off?": the case first, then the question; the
+# question's own clause says what is asked (its kind), the case only names the subject
+_CASE_FIRST = re.compile(
+    rf"^(?!{_QUESTION_FORM.pattern})[^,;?]{{3,}}?,\s*(?:so\s+|then\s+)?"
+    rf"(?=(?:what|which|who|whom|whose|when|where|why|how|{_AUX})\b)",
+    re.I,
+)
+
+
+def _asked_clause(text: str) -> str:
+    """The clause that asks: the whole question, or what follows the case it opens with."""
+    case = _CASE_FIRST.match(text)
+    return text[case.end() :] if case else text
 
 
 # "which X", "what X <verb>": asks for one of a kind of thing (not "what is", "what do I")
@@ -695,7 +708,8 @@ def read_question(text: str) -> Question:
     its previous subject elsewhere)."""
     text = " ".join(text.split())
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
-    kind = _kind(text)
+    asked = _asked_clause(text)  # what the question's own words ask (its kind, its verb)
+    kind = _kind(asked)
     subject = _FRAME.sub(" ", text)
     then = _second_question(text)
     if then:
@@ -718,16 +732,16 @@ def read_question(text: str) -> Question:
             # "kept for half a year?": the value asked about, not what it is about
             subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
-    relation = _relation(kind, text)
+    relation = _relation(kind, asked)
     if _deciding(relation):
         # "who made the call", "who signed it off", "who gave the go-ahead": who decided or
         # approved it, as records say ("Decided by", "approved by")
         relation |= _DECIDED
-    plural = _PLURAL_AFTER_WH.search(text)
+    plural = _PLURAL_AFTER_WH.search(asked)
     wants_list = bool(_LIST_WORDS.search(text) or (plural and kind in (WHAT, WHICH, NUMBER))) and (
         kind not in (DURATION, DATE, PERSON)
     )
-    if kind == PERSON and _WHO_ARE.match(text):
+    if kind == PERSON and _WHO_ARE.match(asked):
         wants_list = True  # "who are the duty managers?": every one of them
     if kind == NUMBER and counted_match:
         wants_list = False  # "how many nodes" wants the number, not the nodes
@@ -736,10 +750,10 @@ def read_question(text: str) -> Question:
     return Question(
         text=text,
         kind=kind,
-        value_kinds=_value_kinds(kind, text),
+        value_kinds=_value_kinds(kind, asked),
         preferred_kinds=_COMPARED_KINDS
-        if kind == YESNO and _COMPARE.search(text)
-        else _PREFERRED_KINDS.get(kind, _value_kinds(kind, text)),
+        if kind == YESNO and _COMPARE.search(asked)
+        else _PREFERRED_KINDS.get(kind, _value_kinds(kind, asked)),
         terms=(words.terms(subject) - REQUEST_WORDS) | (relation & _DECIDED),
         surface=surface_words(subject),
         names=tuple(name for name in _names(text) if name not in qualifiers),
@@ -755,20 +769,20 @@ def read_question(text: str) -> Question:
         leaving=_leaving(text),
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text)),
-        compares=kind == YESNO and bool(_COMPARE.search(text)),
-        against=_against(text) if kind == YESNO else (),
+        compares=kind == YESNO and bool(_COMPARE.search(asked)),
+        against=_against(asked) if kind == YESNO else (),
         elliptical=bool(_LEANING.match(text)),
         refers_back=bool(_REFERS_BACK.search(text)),
         continues=bool(_CONTINUES.match(text)),
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
-        asks_requirements=bool(_NEEDS_Q.search(text)),
+        asks_requirements=bool(_NEEDS_Q.search(asked)),
         superlative=_superlative(text),
         describes=bool(_DESCRIBED.search(text)),
         asks_year=bool(_YEAR_Q.search(text)),
         relation=relation,
         decides=_deciding(relation),
         stated=tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
-        identifies=_identifies(text) if kind in (NUMBER, WHAT, WHICH) else "",
+        identifies=_identifies(asked) if kind in (NUMBER, WHAT, WHICH) else "",
         then=then,
-        keeps=kind == DURATION and bool(_KEEPS_Q.match(text)),
+        keeps=kind == DURATION and bool(_KEEPS_Q.match(asked)),
     )

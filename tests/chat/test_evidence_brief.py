@@ -2369,3 +2369,29 @@ def test_which_thing_of_a_kind_is_answered_by_the_one_said_to_be_it():
 
     text = compose(_brief("what scada platform do we use?", platform, meaning=meaning))
     assert text.startswith("WindSight is the SCADA platform"), text
+
+
+def test_a_question_after_the_case_it_is_about_asks_what_its_own_clause_asks():
+    # "<what happened>, <question>": the question word of the second clause says what is
+    # asked; the case before it only names the subject
+    asked = read_question("a tech went home and left his lock on the turbine, who has to "
+                          "sign off before it can be cut off")  # fmt: skip
+    assert asked.kind == "person", asked.kind
+    assert words.terms("lock turbine") <= asked.terms
+    howto = read_question("screen says MES OFFLINE and it's only our line, how do i restart "
+                          "the edge gateway")  # fmt: skip
+    assert howto.kind == "howto", howto.kind
+    # a phrase naming the topic first is no case of its own: it stays the subject
+    assert read_question("In The Wealth of Nations, which two countries did Smith use?").kind == (
+        "which"
+    )
+    runbook = hit(1, "# When a line loses its MES connection\n\nSymptom: the line screen shows a "
+                     "red MES OFFLINE banner, or the web app shows the line as stale.\n\nThe edge "
+                     "gateway keeps the line screens working and buffers data while the link is "
+                     "down.\n\n## Steps\n\n1. Check the gateway state: `sudo mes-edge status`.\n"
+                     "2. If every gateway on the site is down, call the service desk.\n3. If only "
+                     "this gateway is affected, restart the edge service: `sudo systemctl restart "
+                     "mes-edge`.\n", title="When a line loses its MES connection")  # fmt: skip
+    text = compose(_brief("line screen says MES OFFLINE and it's only our line, how do i restart "
+                          "the edge gateway", runbook))  # fmt: skip
+    assert "systemctl restart mes-edge" in text, text
