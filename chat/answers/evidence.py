@@ -667,15 +667,15 @@ def _pick_lead(
         # document's steps covering the question's words are another procedure), and for
         # a question that asks what something is, stating as much of it (not a sentence
         # that shares only its topic; a yes-no claim's words are the claimant's own); a
-        # value said much the same way still states some of what is asked (the climbing
-        # standard's "two people" does not stand in for a draft's rope-access repair team)
+        # value or a yes-no claim said much the same way still states some of what is asked
+        # (the climbing standard's "two people" does not stand in for a draft's rope-access
+        # repair team, nor an SLA's "Owner: ..., Desk Lead" for the draft "leading-edge" one)
         and (
             (best.values and s.coverage >= SAME_SUBJECT * best.coverage)
             or (
                 similar(best, s) >= SAME_THING
                 and (
-                    (best.values and s.coverage >= MIN_COVERAGE_CLOSE)
-                    or question.kind == YESNO
+                    ((best.values or question.kind == YESNO) and s.coverage >= MIN_COVERAGE_CLOSE)
                     or s.coverage >= SAME_SUBJECT * best.coverage
                 )
             )

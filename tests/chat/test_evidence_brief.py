@@ -2395,3 +2395,21 @@ def test_a_question_after_the_case_it_is_about_asks_what_its_own_clause_asks():
     text = compose(_brief("line screen says MES OFFLINE and it's only our line, how do i restart "
                           "the edge gateway", runbook))  # fmt: skip
     assert "systemctl restart mes-edge" in text, text
+
+
+def test_a_trusted_unit_sharing_one_word_does_not_answer_a_yes_no_question_for_a_draft():
+    # "is the leading edge repair standard approved yet?": the draft says it is not; the
+    # accepted SLA's "Owner: ..., Desk Lead" shares only "lead"
+    draft = hit(1, "# Blade leading-edge erosion repair (draft)\n\nThis is a draft. It has not "
+                   "been reviewed or approved and sets no requirements yet. Until it is approved, "
+                   "leading-edge repairs are planned case by case.\n",
+                title="Blade leading-edge erosion repair (draft)", canonical_type="standard",
+                canonical_status="draft", score=0.7)  # fmt: skip
+    sla = hit(2, "# SCADA support SLA\n\nOwner: Jonas Berg, Desk Lead.\n\nA P2 not "
+                 "resolved within 6 hours is escalated to the on-call lead.\n",
+              title="SCADA support SLA", canonical_type="standard", canonical_status="accepted",
+              score=0.5)  # fmt: skip
+    text = compose(_brief("is the blade leading edge repair standard approved and in force yet?",
+                          draft, sla))  # fmt: skip
+    assert "Jonas Berg" not in text, text
+    assert "not been reviewed or approved" in text or "approved" in text.split("[")[0], text
