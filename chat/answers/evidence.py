@@ -641,20 +641,23 @@ def _pick_lead(
             )
         )
         best = lists[0] if lists else best
+    if question.asks_current and best.document_id in replaced:
+        return best  # "are we still on X?": X's record, to say what replaced it
+    if question.specific and not best.values:
+        # "how long was it down back in January?" wants the span, not a note of the outage
+        with_value = [s for s in ranked[:MAX_CONTENDERS] if s.values]
+        best = with_value[0] if with_value else best
     if question.asks_past:
         # history questions quote the record of the time, or what a record says it replaced
         # ("what did we use before Fabrica?": "Replaces: Tracto MES")
         back = [
             s
             for s in ranked[:MAX_CONTENDERS]
-            if _looks_back(s.unit) and s.score >= best.score - SUPPORT_MARGIN
+            if _looks_back(s.unit)
+            and s.score >= best.score - SUPPORT_MARGIN
+            and (s.values or not question.specific)
         ]
         return back[0] if back else best
-    if question.asks_current and best.document_id in replaced:
-        return best  # "are we still on X?": X's record, to say what replaced it
-    if question.specific and not best.values:
-        with_value = [s for s in ranked[:MAX_CONTENDERS] if s.values]
-        best = with_value[0] if with_value else best
     contenders = [
         s
         for s in ranked[:MAX_CONTENDERS]

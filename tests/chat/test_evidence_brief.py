@@ -2413,3 +2413,24 @@ def test_a_trusted_unit_sharing_one_word_does_not_answer_a_yes_no_question_for_a
                           draft, sla))  # fmt: skip
     assert "Jonas Berg" not in text, text
     assert "not been reviewed or approved" in text or "approved" in text.split("[")[0], text
+
+
+def test_a_question_about_the_past_that_asks_for_a_value_is_answered_with_one():
+    # "back in january" asks of the past; "how long" still wants a span, not the meeting
+    # note that only mentions the outage
+    notes = hit(1, "# Ops weekly\n\n## SCADA and historian\n\n- Leila gave a quick update on "
+                   "Sollia being down in SCADA back in January. All actions done.\n",
+                title="Ops weekly - 11 March 2026", score=0.9)  # fmt: skip
+    postmortem = hit(2, "# Sollia Heights lost SCADA communications\n\n| | |\n|---|---|\n| "
+                        "Date | 14 January 2026 |\n| Duration | 5 h 40 min |\n\nThe gateway "
+                        "certificate expired.\n",
+                     title="Postmortem: Sollia Heights lost SCADA communications",
+                     canonical_type="postmortem", canonical_status="accepted", score=0.4)  # fmt: skip
+
+    # the note is the closest in meaning, as the embedder finds it (0.65 against 0.35)
+    def embedder(texts):
+        return [0.65 if "Leila" in text else 0.35 for text in texts]
+
+    text = compose(_brief("how long was sollia down in scada back in january", notes, postmortem,
+                          meaning=embedder))  # fmt: skip
+    assert text.startswith("Duration: 5 h 40 min"), text
