@@ -68,6 +68,10 @@ _HOWTO_Q = re.compile(
     r"\bwhat (?:do|does|should|must|can) (?:[\w'’-]+\s+){1,4}do\b|\bwhat (?:now|next)\s*\??\s*$",
     re.I,
 )
+# A question that opens by asking how to do something; what follows is what is done
+_HOW_DO_I = re.compile(
+    r"^\s*(?:and\s+)?(?:how (?:do|can|should|would|must) (?:i|we|you|one)|how to)\b", re.I
+)
 _NAMED_PROCEDURE = re.compile(r"\b(?:procedure|command|commands)\b", re.I)
 # "is it still on?", and the topic first: "the sf-2 outage in jan, was it back up in time?"
 _YESNO_Q = re.compile(
@@ -95,7 +99,7 @@ _DURATION_NOUNS = re.compile(
 )
 # The words of the question form itself ("how long", "what year"): not the subject.
 _FRAME = re.compile(
-    r"\bhow (?:long|often|quick(?:ly)?|fast|soon|frequently|old|many|much|big|large|high|low|far|"
+    r"\bhow many (?:times|ways)\b|\bhow (?:long|often|quick(?:ly)?|fast|soon|frequently|old|many|much|big|large|high|low|far|"
     r"deep|wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
     re.I,
 )
@@ -354,6 +358,8 @@ class Question:
 
 
 def _kind(text: str) -> str:
+    if _HOW_DO_I.match(text):
+        return HOWTO  # "how do i see how many resets it had": how it is done, not the count
     if _REASON_Q.search(text):
         return REASON
     if _DURATION_Q.search(text):

@@ -177,6 +177,7 @@ def split_units(
     header: list[str] | None = None
     labelled_values = False  # the table is one of labelled values ("Item | Value")
     lead = ""  # a short paragraph ending with ':' introduces the list/table/code after it
+    lead_of_item = False  # ...or a list item does, when it ends with ':'
     # the same lead-in however long: matched against the question, never quoted
     lead_text = _clean(preceding, link_titles or {}) if preceding else ""
     announced = ""
@@ -238,7 +239,7 @@ def split_units(
         )
 
     def flush_paragraph() -> None:
-        nonlocal lead, lead_text, announced
+        nonlocal lead, lead_text, announced, lead_of_item
         if not paragraph:
             return
         raw = " ".join(paragraph)
@@ -260,6 +261,7 @@ def split_units(
             if clean.endswith(":"):
                 lead = clean[:-1] if len(clean) <= MAX_CONTEXT_CHARS else ""
                 lead_text = clean[:-1]
+                lead_of_item = False
                 continue
             if _ANNOUNCES_LIST.search(clean):
                 # "... only when all eight of the following are in place.": what the list
@@ -273,7 +275,7 @@ def split_units(
             add(clean, "sentence", decision=bold_lead and index == 0, around=earlier)
 
     def flush_item() -> None:
-        nonlocal lead, lead_text
+        nonlocal lead, lead_text, lead_of_item
         if not item:
             return
         body = _clean(" ".join(item), titles)
@@ -281,6 +283,7 @@ def split_units(
         if body.endswith(":"):  # an item that introduces the list or table after it
             lead_text = body[:-1].strip()
             lead = lead_text if len(lead_text) <= MAX_CONTEXT_CHARS else ""
+            lead_of_item = True
             return
         context = lead or heading_context(current if depth > 1 else "")
         labelled = _ITEM_LABEL.match(body)
@@ -300,12 +303,30 @@ def split_units(
         stripped = line.strip()
         if fence is not None:
             if stripped.startswith(("```", "~~~")):
+                # "3. Check the reset counter:" and its command are one item of the list (a
+                # step of its procedure), in the list's context; the item introduced this
+                # code block, not the items after it (a paragraph's "If a key leaks:" goes
+                # on to the notes after its commands)
+                step_lead = lead if lead_of_item else ""
+                if lead_of_item:
+                    lead = lead_text = ""
                 for code_line in fence:
                     body, _, comment = code_line.partition(" #")
                     body = body.strip()
                     if len(body) < 8 or body.startswith(("#", "//")):
                         continue
                     quoted = f"{body} ({comment.strip()})" if comment.strip() else body
+                    if step_lead:
+                        around = heading_context(current if depth > 1 else "")
+                        step = f"{step_lead}: {quoted}"
+                        add(
+                            with_context(around, step),
+                            "item",
+                            bare=step,
+                            around=around,
+                            step=numbered[0] or bool(HOWTO_HEADING.match(current)),
+                        )
+                        continue
                     context = lead or heading_context(current)
                     add(with_context(context, quoted), "code", bare=quoted)
                 fence = None

@@ -2434,3 +2434,19 @@ def test_a_question_about_the_past_that_asks_for_a_value_is_answered_with_one():
     text = compose(_brief("how long was sollia down in scada back in january", notes, postmortem,
                           meaning=embedder))  # fmt: skip
     assert text.startswith("Duration: 5 h 40 min"), text
+
+
+def test_how_do_i_asks_for_a_way_even_of_a_number():
+    # "how do i see how many ...": the opener asks how it is done; "how many" is what is seen
+    asked = read_question("how do i see how many times a turbine has been reset today")
+    assert asked.kind == "howto", asked.kind
+    assert "time" not in asked.terms  # "how many times" is the question's form, no subject
+    assert read_question("how many times has the turbine been reset today?").kind == "number"
+    runbook = hit(1, "# Remote reset of turbine faults\n\nRules that always apply: at most 3 "
+                     "remote resets per turbine in any rolling 24 hours.\n\n## Steps\n\n1. Read "
+                     "the fault code in WindSight.\n2. Check the reset counter for the last 24 "
+                     "hours: `wsctl turbine resets BRK-WTG-07 --last 24h`. If the count is "
+                     "already 3, do not reset.\n3. Reset the turbine.\n",
+                  title="Remote reset of turbine faults")  # fmt: skip
+    text = compose(_brief("how do i see how many times a turbine has been reset today", runbook))
+    assert "wsctl turbine resets" in text, text

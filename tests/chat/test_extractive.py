@@ -345,3 +345,21 @@ def test_a_chunk_that_opens_inside_a_list_or_table_is_known_to_need_the_chunk_be
     # ...also after the tail of the item the chunk before cut
     assert opens_inside_a_list("depend on this field.\n- `carrier` — in ingest paths.\n")
     assert not opens_inside_a_list("Some prose first.\n\n- an item after it.\n")
+
+
+def test_a_step_that_introduces_a_command_introduces_only_that_command():
+    steps = (
+        "## Steps\n\n"
+        "1. **Check the reset counter** for the last 24 hours:\n\n"
+        "   ```\n   wsctl turbine resets BRK-WTG-07 --last 24h\n   ```\n\n"
+        "   If the count is already 3, do not reset.\n\n"
+        "2. **Confirm nobody is on the turbine.** The turbine must not be in Service mode.\n"
+    )
+    units = split_units(steps, section="Steps")
+    texts = [u.text for u in units]
+    # the step and its command are one step of the procedure, in the procedure's context
+    assert "Steps: Check the reset counter for the last 24 hours: wsctl turbine resets " \
+        "BRK-WTG-07 --last 24h" in texts, texts  # fmt: skip
+    # the next step is the procedure's, not the command's lead-in
+    assert not any("Check the reset counter" in t and "nobody" in t for t in texts), texts
+    assert [u.step for u in units if "wsctl" in u.text or "nobody" in u.text] == [True, True]
