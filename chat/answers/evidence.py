@@ -647,6 +647,18 @@ def _pick_lead(
         # "how long was it down back in January?" wants the span, not a note of the outage
         with_value = [s for s in ranked[:MAX_CONTENDERS] if s.values]
         best = with_value[0] if with_value else best
+    if best.values and not question.proposal and _proposes(best):
+        # a proposal states what holds today and what it proposes: a question that does not
+        # ask about the proposal asks what holds ("Current arrangements: Allowance: £220")
+        holding = [
+            s
+            for s in ranked[:MAX_CONTENDERS]
+            if s.document_id == best.document_id
+            and not _proposes(s)
+            and _same_kind(best, s)
+            and s.coverage >= SAME_SUBJECT * best.coverage
+        ]
+        best = holding[0] if holding else best
     if question.asks_past:
         # history questions quote the record of the time, or what a record says it replaced
         # ("what did we use before Fabrica?": "Replaces: Tracto MES")
@@ -689,6 +701,15 @@ def _pick_lead(
         return best
     # the trusted unit most like the best one states what it states
     return max(contenders, key=lambda s: (trust(s.source), similar(best, s), s.score))
+
+
+# What a proposal would change (its section, lead-in or sentence says it is proposed)
+PROPOSING = words.terms("proposed proposal proposes")
+
+
+def _proposes(scored: Scored) -> bool:
+    unit = scored.unit
+    return bool(PROPOSING & words.terms(f"{unit.section} {unit.context} {unit.text}"))
 
 
 def trusted_instead(

@@ -143,7 +143,13 @@ def _leaving(text: str) -> frozenset[str]:
     return words.terms(found.group(0)) if found else frozenset()
 
 
-_CURRENT = re.compile(r"\b(?:still|now|current(?:ly)?|today|nowadays|latest|anymore|yet)\b", re.I)
+_CURRENT = re.compile(
+    r"\b(?:still|now|current(?:ly)?|today|nowadays|latest|anymore|yet|presently|"
+    r"at (?:the moment|present)|these days)\b",
+    re.I,
+)
+# "what would it go up to under the proposal?": a proposal's values are asked for
+_PROPOSAL_Q = re.compile(r"\b(?:propos\w*|would|draft\w*)\b", re.I)
 _ALTERNATIVES = re.compile(
     r"\b(?:not|n't|alternatives?|reject\w*|instead|consider\w*|why not|other options?)\b", re.I
 )
@@ -345,6 +351,7 @@ class Question:
     # "how long are backups kept?": the span asked is how long something is kept, which a
     # unit saying it keeps, retains, stores or deletes states (not how long a restore took)
     keeps: bool = False
+    proposal: bool = False  # it asks what a proposal or draft would change, not what holds
 
     @property
     def asks_end(self) -> bool:
@@ -791,4 +798,5 @@ def read_question(text: str) -> Question:
         identifies=_identifies(asked) if kind in (NUMBER, WHAT, WHICH) else "",
         then=then,
         keeps=kind == DURATION and bool(_KEEPS_Q.match(asked)),
+        proposal=bool(_PROPOSAL_Q.search(text)),
     )

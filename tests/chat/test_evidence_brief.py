@@ -2450,3 +2450,21 @@ def test_how_do_i_asks_for_a_way_even_of_a_number():
                   title="Remote reset of turbine faults")  # fmt: skip
     text = compose(_brief("how do i see how many times a turbine has been reset today", runbook))
     assert "wsctl turbine resets" in text, text
+
+
+def test_a_proposal_s_current_arrangement_answers_what_holds_now():
+    # a proposal states what holds today and what it proposes: a plain question asks for the
+    # first, a question about the proposal for the second
+    proposal = hit(1, "# On-call arrangements - proposal under review\n\n## 2. Current "
+                      "arrangements (still in force)\n\n- Rota period: one week.\n- Allowance: "
+                      "**£220 per week** on call, the same for every rota.\n\n## 3. Proposed "
+                      "changes\n\n**Allowance.** A weekly allowance of **£260** for engineers.\n\n"
+                      "The proposed allowance would add about £41,000 a year to the on-call "
+                      "allowance budget.\n",
+                   title="On-call arrangements - proposal under review",
+                   canonical_type="decision", canonical_status="review")  # fmt: skip
+    now = compose(_brief("what's the on-call allowance at the moment", proposal))
+    assert now.startswith("Current arrangements (still in force): Allowance: £220"), now
+    proposed = compose(_brief("what would the on-call allowance go up to under the proposal?",
+                              proposal))  # fmt: skip
+    assert "£260" in proposed.split("[")[0] or "£41,000" in proposed.split("[")[0], proposed
