@@ -93,8 +93,8 @@ def terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""
     out: set[str] = set()
     for token in _TOKEN.findall(_uncontracted(fold(text.lower()))):
-        if token[-1] == "s" and token[-2:-1].isdigit() and "." in token:
-            token = token[:-1]  # "the 4.2s": the model 4.2
+        if token[-1] == "s" and token[-2:-1].isdigit() and ("." in token or token[0].isalpha()):
+            token = token[:-1]  # "the 4.2s": the model 4.2; "P1s", "SF-2s": the codes
         parts = [token, *_SEPARATOR.split(token)] if _SEPARATOR.search(token) else [token]
         for part in parts:
             if part and part not in STOPWORDS:

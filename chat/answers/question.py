@@ -414,10 +414,58 @@ _CASE_FIRST = re.compile(
 )
 
 
+# "the SF-2 stop was a P1. what is the restore target?": statements of the case, then the
+# sentence that asks
+_SENTENCE_END = re.compile(r"(?<=[.!])\s+(?=[a-z])", re.I)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
 def _asked_clause(text: str) -> str:
-    """The clause that asks: the whole question, or what follows the case it opens with."""
+    """The clause that asks: the whole question, its last sentence when the sentences before
+    it state the case, or what follows the case it opens with."""
+    sentences = _SENTENCE_END.split(text)
+    if len(sentences) > 1 and _QUESTION_FORM.match(sentences[-1]):
+        return sentences[-1]
     case = _CASE_FIRST.match(text)
     return text[case.end() :] if case else text
+
+
+# "leila said at the ops meeting the backups only stay 14 days. is that right?": a claim
+# someone made, and then the question that checks it. Who said it, and where, is not what is
+# asked about; the value claimed is what is checked, and its kind is the kind asked for.
+_REPORTED = re.compile(
+    r"^\s*(?:[\w'’-]+\s+){1,4}?(?:said|says|told (?:us|me|everyone)|mentioned|claimed|claims|"
+    r"reckons|reckoned|thinks|wrote|reported|announced)\b"
+    r"(?:\s+(?:at|in|on|during)\s+(?:the|a|an|our|this|last|today's|yesterday's)?\s*"
+    r"(?:[\w'’-]+\s+){0,2}?(?:meeting|call|stand-?up|chat|email|newsletter|post|thread|"
+    r"channel|review|briefing|notes|minutes|huddle|update|sync|catch-?up|workshop|retro|"
+    r"handover|report|townhall|all-hands))?(?:\s+that)?\s",
+    re.I,
+)
+
+
+# "what's the actual target?", "how much does it really buffer?": the words that check a claim
+_CHECKING = re.compile(r"\b(?:actual(?:ly)?|real(?:ly)?|true|truly|correct|right|in fact)\b", re.I)
+
+
+def _claim(text: str) -> tuple[str, str]:
+    """The question with who reported a claim left out, and the claims it checks ("" when it
+    reports none): sentences that report a measured value ("declan mentioned 30 days")."""
+    kept: list[str] = []
+    claims: list[str] = []
+    for sentence in _SENTENCES.split(text):
+        reported = _REPORTED.match(sentence)
+        said = sentence[reported.end() :] if reported else ""
+        if said and any(v.kind in values.NUMERIC_KINDS for v in values.values_in(said)):
+            claims.append(said)
+            for value in reversed(values.values_in(said)):
+                if value.kind in values.NUMERIC_KINDS:  # the value checked, not the subject
+                    said = said[: value.start] + " " + said[value.end :]
+            sentence = said
+        kept.append(sentence)
+    if not claims:
+        return text, ""
+    return _CHECKING.sub(" ", " ".join(kept)), " ".join(claims)
 
 
 # "which X", "what X <verb>": asks for one of a kind of thing (not "what is", "what do I")
@@ -558,12 +606,16 @@ def own_names(question: Question) -> tuple[str, ...]:
     )
 
 
+# "P1s", "SF-2s": the plural of a code (letters, then digits) names the code
+_CODE_PLURAL = re.compile(r"\b([A-Za-z]+-?\d+)s\b")
+
+
 def _names(text: str) -> tuple[str, ...]:
     """Capitalised names (not the question's first word), codes and numbers in the question."""
     found: list[str] = []
     body = re.sub(r"^\s*\W*\w+", " ", text)  # the first word is capitalised anyway
     for match in re.finditer(r"[A-ZÀ-ÖØ-Þ][\w'’-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’-]*)*", body):
-        name = match.group(0)
+        name = _CODE_PLURAL.sub(r"\1", match.group(0))
         if name.lower() not in {"i", "i'm", "i've"}:
             found.append(name)
     for match in re.finditer(r"(?<![\w.])\d[\w.,/-]*", text):
@@ -723,7 +775,16 @@ def read_question(text: str) -> Question:
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
     asked = _asked_clause(text)  # what the question's own words ask (its kind, its verb)
     kind = _kind(asked)
-    subject = _FRAME.sub(" ", text)
+    reported, claim = _claim(text)
+    claimed = frozenset(
+        v.kind
+        for v in values.values_in(claim)
+        if v.kind in values.NUMERIC_KINDS and not values.is_attributive(v, claim)
+    )
+    if claimed and kind in (WHAT, WHICH, NUMBER):
+        # "P1s get 6 hours to fix. what is the actual target?": a span, as claimed
+        kind = DURATION if claimed == {values.DURATION} else NUMBER
+    subject = _FRAME.sub(" ", reported)
     then = _second_question(text)
     if then:
         # "how long do we keep backups, and where is the off-site copy?": the first question
@@ -763,13 +824,16 @@ def read_question(text: str) -> Question:
     return Question(
         text=text,
         kind=kind,
-        value_kinds=_value_kinds(kind, asked),
-        preferred_kinds=_COMPARED_KINDS
-        if kind == YESNO and _COMPARE.search(asked)
-        else _PREFERRED_KINDS.get(kind, _value_kinds(kind, asked)),
+        value_kinds=claimed or _value_kinds(kind, asked),
+        preferred_kinds=claimed
+        or (
+            _COMPARED_KINDS
+            if kind == YESNO and _COMPARE.search(asked)
+            else _PREFERRED_KINDS.get(kind, _value_kinds(kind, asked))
+        ),
         terms=(words.terms(subject) - REQUEST_WORDS) | (relation & _DECIDED),
         surface=surface_words(subject),
-        names=tuple(name for name in _names(text) if name not in qualifiers),
+        names=tuple(name for name in _names(reported) if name not in qualifiers),
         kind_spans=frozenset(kind_spans),
         identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
         counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)
@@ -794,7 +858,10 @@ def read_question(text: str) -> Question:
         asks_year=bool(_YEAR_Q.search(text)),
         relation=relation,
         decides=_deciding(relation),
-        stated=tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
+        # (a claim's values are what is checked, not what narrows the case)
+        stated=()
+        if claimed
+        else tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
         identifies=_identifies(asked) if kind in (NUMBER, WHAT, WHICH) else "",
         then=then,
         keeps=kind == DURATION and bool(_KEEPS_Q.match(asked)),

@@ -7,7 +7,7 @@ import re
 
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
-from chat.answers.question import read_question
+from chat.answers.question import DURATION, read_question
 from chat.answers.values import is_person_like, values_in
 from chat.prompt import number_sources
 from kb import words
@@ -2468,3 +2468,26 @@ def test_a_proposal_s_current_arrangement_answers_what_holds_now():
     proposed = compose(_brief("what would the on-call allowance go up to under the proposal?",
                               proposal))  # fmt: skip
     assert "£260" in proposed.split("[")[0] or "£41,000" in proposed.split("[")[0], proposed
+
+
+def test_a_reported_claim_is_checked_against_the_record():
+    # "X said at the meeting that ... 14 days. is that right?": who said it and where is not
+    # what is asked about; the value claimed is checked, and the record's value answers
+    notes = hit(2, "# Ops sync 11 June\n\nTom said the PITR window of the portal db is only 14 "
+                   "days, and that the Tuesday ops sync would review it.\n",
+                title="Ops sync 11 June")  # fmt: skip
+    for question in (
+        "tom said at the ops sync that the portal db PITR window is only 14 days. is that right?",
+        "tom said in the ops sync the PITR window is 14 days. what's the actual window?",
+        "how long is the PITR window on the portal db? tom mentioned 14 days",
+    ):
+        answer = compose(_brief(question, notes, _runbook(1)))
+        assert answer.split("[")[0].count("35 days") == 1, (question, answer)
+    read = read_question("tom said in the ops sync that P1s get 6 hours to fix. what's the real "
+                         "target?")  # fmt: skip
+    assert read.kind == DURATION and read.value_kinds == {DURATION}, read
+    assert "tom" not in read.terms and "sync" not in read.terms and "real" not in read.terms
+    assert "6" not in read.names and read.stated == ()
+    # a case that only says what a screen shows is not a claim: its words are the subject
+    case = read_question("line screen says MES OFFLINE, how do i restart the edge gateway")
+    assert {"line", "screen"} <= case.terms, case.terms

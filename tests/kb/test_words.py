@@ -91,3 +91,10 @@ def test_a_unit_of_measure_says_what_it_measures():
     assert words.measured_by("°C") == words.terms("temperature")
     assert words.measured_by("kg") == words.terms("weight mass")
     assert not words.measured_by("rpm")  # not placed: nothing is claimed
+
+
+def test_the_plural_of_a_code_is_the_code():
+    # "P1s get 6 hours": the P1 of the SLA; a number of seconds stays a number
+    assert {"p1", "sf-2"} <= words.terms("P1s and SF-2s")
+    assert "p1s" not in words.terms("P1s")
+    assert "2s" in words.terms("a timeout of 2s")
