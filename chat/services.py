@@ -23,6 +23,7 @@ from chat.answers.evidence import (
     SupersedeLink,
     build_brief,
     earlier_subject,
+    says_more,
 )
 from chat.answers.question import (
     REASON,
@@ -517,10 +518,7 @@ def _evidence(
             widened, second, second_titles = brief_of(
                 add_sources(sources, tuple(s.hit for s in found), block="context")
             )
-            # kept when it says more, or now says yes or no ("within the target?")
-            if second.answerable and (
-                len(second.support) > len(brief.support) or (second.verdict and not brief.verdict)
-            ):
+            if says_more(brief, second):
                 return widened, second, second_titles
     return sources, brief, titles
 

@@ -1404,6 +1404,31 @@ def _target_query(question: Question, ranked: Sequence[Scored], durations: Durat
     return " ".join(dict.fromkeys(kept))
 
 
+def says_more(first: EvidenceBrief, second: EvidenceBrief) -> bool:
+    """The brief with a second retrieval's sources says more than the first: more supporting
+    units, a yes or no it could not give, or, for a compare question, what was measured where
+    the first stated only the target (the postmortem's duration beside the SLA's)."""
+    if not second.answerable or second.lead is None:
+        return False
+    if len(second.support) > len(first.support) or (second.verdict and not first.verdict):
+        return True
+    cited = {s.document_id for s in (first.lead, *first.listed, *first.support) if s is not None}
+    return second.question.compares and second.lead.document_id not in cited
+
+
+def _measured_query(question: Question, durations: Durations) -> str:
+    """For a compare question whose evidence states the target but not what was measured: a
+    search for the measurement, by the question's subject without what it is compared against
+    ("february lab results outage duration" for "did the february lab results outage get
+    fixed within the P1 target?", whose postmortem says "Duration: 5 h 05 min")."""
+    measured, targets, _ = durations
+    if measured or not targets:
+        return ""
+    subject = question.terms - frozenset(question.against) - _TARGET_WORDS
+    kept = [w for w in re.findall(r"[\w'-]+", question.text) if words.terms(w) & subject]
+    return " ".join([*dict.fromkeys(kept), "duration"]) if kept else ""
+
+
 def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durations:
     """The units stating a measured duration and those stating a target for it, best first,
     with the words labelling each one's duration (see `_compared`)."""
@@ -1424,7 +1449,7 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
         if not spans:
             continue  # ("twice a day" says how often, not how long)
         # what each value is of: the words before it ("Full trace complete, 2 h 40 min")
-        before = {id(v): words.terms(_label_of(text, v)) for v in spans}
+        before = {id(v): words.terms(label_of(text, v)) for v in spans}
         # labelled with the target's name ("Resolution target: 8 hours"), or with what it
         # is a target for in a passage about targets ("Restore service: 4 hours" in a table
         # of priorities and targets)
@@ -1474,10 +1499,11 @@ def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     return ("no" if within else "yes") if over else ("yes" if within else "no")
 
 
-def _label_of(text: str, value: vals.Value) -> str:
+def label_of(text: str, value: vals.Value) -> str:
     """The words that label a value in its row or sentence: those before it, back to the
-    previous cell ("Response target: 30 minutes; Resolution target: 8 hours")."""
-    return text[: value.start].rsplit(";", 1)[-1]
+    previous cell ("Response target: 30 minutes; Resolution target: 8 hours") or sentence
+    ("... kept the old archive path. For ten weeks it deleted nothing": "For")."""
+    return re.split(r";|(?<=[a-z0-9)][.!?])\s+(?=[A-Z])", text[: value.start])[-1]
 
 
 def _named_value(question: Question, text: str, found: Sequence[vals.Value]) -> vals.Value | None:
@@ -1485,7 +1511,7 @@ def _named_value(question: Question, text: str, found: Sequence[vals.Value]) -> 
     shares the most words with the question, or the row's last value when no label shares
     one; none when labels tie ("Response target: 30 minutes; Resolution target: 8 hours" for
     "the target")."""
-    shared = [len(words.matching(question.terms, words.terms(_label_of(text, v)))) for v in found]
+    shared = [len(words.matching(question.terms, words.terms(label_of(text, v)))) for v in found]
     best = max(shared, default=0)
     if best == 0:
         return found[-1] if found else None
@@ -1720,7 +1746,11 @@ def build_brief(
         unstated = "" if second is not None or holders else _unstated(question, answer, subject)
     if durations is not None and compared is None:
         # "did we make the SLA on the February outage?": the SLA is looked for next
-        unstated = _target_query(question, answering, durations) or unstated
+        unstated = (
+            _target_query(question, answering, durations)
+            or _measured_query(question, durations)
+            or unstated
+        )
     # the whole chain the lead's record is in (BridgeWay -> Tessellate -> Larkspur)
     connected = {ref.document_id for ref in _chain_of(lead.document_id, links)}
     chain = tuple(link for link in links if link.older.document_id in connected)

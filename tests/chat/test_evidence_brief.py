@@ -741,6 +741,42 @@ def test_a_record_s_own_duration_is_held_against_the_target_not_how_often_update
     assert re.search(r"\b5 h 05 min\b", answer) and re.search(r"\b4 hours\b", answer)
 
 
+def test_a_comparison_with_only_the_target_in_its_evidence_looks_for_the_measurement():
+    from chat.answers.evidence import says_more
+
+    levels = hit(2, SUPPORT_LEVELS, title="Support priorities and service levels (SLA)",
+                 canonical_type="standard", canonical_status="accepted", slug="std-sl")  # fmt: skip
+    notes = hit(3, "# Ops sync 3 March\n\nFollow-up from the February lab feed outage: someone "
+                   "asked if it was fixed within the P1 target. Rachel to check.\n",
+                title="Ops sync 3 March")  # fmt: skip
+    question = "did the february lab feed outage get fixed within the P1 target?"
+    first = _brief(question, notes, levels)
+    assert "5 h 05 min" not in compose(first)
+    # the question's subject without what it compares against, and that a duration is sought
+    assert first.unstated == "february lab feed outage fixed duration", first.unstated
+    # a root cause's "for ten weeks" is labelled by its own sentence, not the one before it
+    outage = LAB_OUTAGE + (
+        "\n## Root causes\n\nThe purge job kept the old archive path, and its alert had no "
+        "response target. For ten weeks it deleted nothing.\n"
+    )
+    incident = hit(1, outage, title="Lab feed outage, 9 February", canonical_type="incident",
+                   canonical_status="accepted", slug="inc-31")  # fmt: skip
+    second = _brief(question, notes, levels, incident)
+    assert says_more(first, second)
+    assert "5 h 05 min" in second.lead.unit.text, second.lead.unit.text
+    assert re.search(r"\b5 h 05 min\b", compose(second))
+
+
+def test_a_value_is_labelled_by_its_own_cell_or_sentence():
+    from chat.answers.evidence import label_of
+
+    text = "Root causes: its alert had no response target. For ten weeks it deleted nothing."
+    (weeks,) = [v for v in values_in(text) if v.kind == "duration"]
+    assert label_of(text, weeks).strip() == "For"
+    row = "P1 — Response target: 10 minutes; Resolution target: 4 hours"
+    assert label_of(row, values_in(row)[-1]).strip() == "Resolution target:"
+
+
 def test_a_day_and_month_without_a_year_is_a_date():
     from chat.answers.values import date_parts
 
