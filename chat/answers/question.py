@@ -243,6 +243,16 @@ _DECIDING_NOUNS = frozenset(words.terms("decision call go-ahead approval sign-of
 _DECIDED = frozenset(words.terms("decided approved"))
 
 
+# "who turned down X?", "when did we decide against X?": who rejected it or when, which a
+# rejected approach's record says as its decision ("Rejected on ... by", "Decided on ... by")
+_REJECTING_Q = re.compile(
+    r"\b(?:turn(?:ed|s)?\s+(?:\w+\s+)?down|decid(?:ed|es|e)\s+against|rul(?:ed|es|e)\s+out|"
+    r"reject(?:ed|s)?|veto(?:ed|es)?|said no to|shot down|knock(?:ed|s)? back)\b",
+    re.I,
+)
+_REJECTED = frozenset(words.terms("rejected decided"))
+
+
 def _deciding(relation: frozenset[str]) -> bool:
     return bool(relation & _DECIDING_VERBS) or bool(
         relation & _LIGHT_VERBS and relation & _DECIDING_NOUNS
@@ -352,6 +362,9 @@ class Question:
     # unit saying it keeps, retains, stores or deletes states (not how long a restore took)
     keeps: bool = False
     proposal: bool = False  # it asks what a proposal or draft would change, not what holds
+    # the values a second question joined to it asks for ("who turned it down, and when?": a
+    # date as well as a name)
+    also_kinds: frozenset[str] = frozenset()
 
     @property
     def asks_end(self) -> bool:
@@ -541,6 +554,16 @@ def _second_question(text: str) -> frozenset[str]:
     if len(parts) < 2 or not words.terms(parts[0]) - REQUEST_WORDS:
         return frozenset()
     return frozenset(words.terms(_FRAME.sub(" ", parts[1])) - REQUEST_WORDS)
+
+
+def _also_kinds(kind: str, asked: str) -> frozenset[str]:
+    """The value kinds a second question joined to the first asks for, when it asks another
+    kind of thing ("..., and when?")."""
+    parts = _SECOND_QUESTION.split(asked, maxsplit=1)
+    if len(parts) < 2:
+        return frozenset()
+    second = _kind(parts[1])
+    return frozenset() if second == kind else _value_kinds(second, parts[1])
 
 
 def _identifies(text: str) -> str:
@@ -807,7 +830,11 @@ def read_question(text: str) -> Question:
             subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
     relation = _relation(kind, asked)
-    if _deciding(relation):
+    rejecting = _REJECTING_Q.search(asked) if kind in (PERSON, DATE) else None
+    if rejecting:
+        relation = _REJECTED
+        subject = subject.replace(rejecting.group(0), " ")
+    if _deciding(relation) and not rejecting:
         # "who made the call", "who signed it off", "who gave the go-ahead": who decided or
         # approved it, as records say ("Decided by", "approved by")
         relation |= _DECIDED
@@ -831,7 +858,7 @@ def read_question(text: str) -> Question:
             if kind == YESNO and _COMPARE.search(asked)
             else _PREFERRED_KINDS.get(kind, _value_kinds(kind, asked))
         ),
-        terms=(words.terms(subject) - REQUEST_WORDS) | (relation & _DECIDED),
+        terms=(words.terms(subject) - REQUEST_WORDS) | (relation & (_DECIDED | _REJECTED)),
         surface=surface_words(subject),
         names=tuple(name for name in _names(reported) if name not in qualifiers),
         kind_spans=frozenset(kind_spans),
@@ -845,7 +872,7 @@ def read_question(text: str) -> Question:
         as_of=as_of,
         leaving=_leaving(text),
         asks_current=bool(_CURRENT.search(text)),
-        asks_alternatives=bool(_ALTERNATIVES.search(text)),
+        asks_alternatives=bool(_ALTERNATIVES.search(text) or rejecting),
         compares=kind == YESNO and bool(_COMPARE.search(asked)),
         against=_against(asked) if kind == YESNO else (),
         elliptical=bool(_LEANING.match(text)),
@@ -866,4 +893,5 @@ def read_question(text: str) -> Question:
         then=then,
         keeps=kind == DURATION and bool(_KEEPS_Q.match(asked)),
         proposal=bool(_PROPOSAL_Q.search(text)),
+        also_kinds=_also_kinds(kind, asked),
     )

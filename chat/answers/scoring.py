@@ -86,6 +86,9 @@ POSITION = -0.005  # x the unit's place in its chunk: the opening states the poi
 DANGLING = -0.15  # a unit opening with a pronoun reads badly out of its paragraph
 ASKS = -0.6  # a unit that is a question (an open point, an FAQ's question) states nothing
 LIST_UNIT = 0.25  # a question that asks for several things is answered by a list or table
+# the unit also carries the value a joined second question asks for ("who turned it down, and
+# when?": "Decided on 2024-10-08 by Olav Dahl")
+ALSO_ASKED = 0.2
 # --- where it comes from ------------------------------------------------------------------
 RANK_QUALITY = 0.4  # x retrieval's quality score of the chunk
 RANK_ORDER = 0.3  # / (1 + the source's number): the first sources are retrieval's best
@@ -567,6 +570,12 @@ def score_unit(
         + (DANGLING if _DANGLING.match(unit.text) else 0.0)
         + (ASKS if asks(unit) else 0.0)
         + (LIST_UNIT if question.wants_list and unit.group >= 0 else 0.0)
+        + (
+            ALSO_ASKED
+            if question.also_kinds
+            and any(v.kind in question.also_kinds for v in vals.values_in(unit.text))
+            else 0.0
+        )
     )
     return Scored(
         source=source,

@@ -1228,6 +1228,48 @@ def test_a_question_about_a_rejected_approach_is_answered_by_its_reasons():
     assert not other.answerable
 
 
+def test_who_turned_an_approach_down_and_when_is_its_decision():
+    # "decided against", "turned down": who rejected it, which the record says as its
+    # decision; "and when?" asks a date as well, which that unit carries
+    record = (
+        "# Rejected: building our own drone blade-inspection team\n\nIn summer 2024 two "
+        "technicians at Brekken Ridge proposed that we buy drones and do the inspections "
+        "ourselves.\n\nDecided on 2024-10-08 by Olav Dahl and Elise Moen; endorsed by Ingrid "
+        "Solberg.\n\n## What we do instead\n\nSite technicians may use a small handheld drone "
+        "after a lightning alarm, to decide whether a full inspection team is needed.\n"
+    )
+    rejected = hit(1, record, title="Rejected: building our own drone blade-inspection team",
+                   canonical_type="rejected-approach", canonical_status="accepted",
+                   summary="We considered building our own drone blade-inspection team and "
+                           "rejected it.")  # fmt: skip
+    sources = number_sources(result([], rejected=[rejected]))
+    for question in (
+        "who decided against our own drone inspection team, and when was that?",
+        "who turned down building a drone inspection team, and when?",
+    ):
+        read = read_question(question)
+        assert read.asks_alternatives and read.also_kinds >= {"date"}, read
+        text = compose(build_brief(question=read, sources=sources))
+        assert "Olav Dahl" in text and "2024-10-08" in text, (question, text)
+
+
+def test_a_unit_carrying_what_a_joined_second_question_asks_ranks_higher():
+    from chat.answers.scoring import score_unit
+    from chat.answers.units import Unit
+
+    source = number_sources(result([hit(1, "x", title="Drone inspection team")]))[0]
+    question = read_question("who decided on the drone inspection team, and when?")
+    weights = {t: 1.0 for t in question.terms}
+
+    def score(text):
+        unit = Unit(text, "sentence", "", 0)
+        return score_unit(question=question, source=source, unit=unit, weights=weights).score
+
+    dated = score("Olav Dahl decided on the drone inspection team on 2024-10-08.")
+    undated = score("Olav Dahl decided on the drone inspection team in the end.")
+    assert dated > undated
+
+
 def test_a_quantity_states_what_it_measures():
     from chat.answers.scoring import unit_terms
     from chat.answers.units import Unit
