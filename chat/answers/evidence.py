@@ -669,7 +669,23 @@ def _pick_lead(
             and s.score >= best.score - SUPPORT_MARGIN
             and (s.values or not question.specific)
         ]
-        return back[0] if back else best
+        if back:
+            return back[0]
+        # ...or a curated record of that time (superseded since: accepted then) over a note or
+        # post that mentions the old value ("Today Aurora keeps 1-second data for 13 months")
+        then = [
+            s
+            for s in ranked[:MAX_CONTENDERS]
+            if trust(best.source) == TRUST_UNCURATED
+            and s.source.hit.canonical_type
+            and trust(s.source) in (TRUST_HISTORY, TRUST_ACCEPTED)
+            and s.source.block != "rejected"
+            and (not best.values or _same_kind(best, s))
+            and s.coverage >= SAME_SUBJECT * best.coverage
+            and s.score >= best.score - TRUST_MARGIN * (TRUST_ACCEPTED - TRUST_UNCURATED)
+        ]
+        then.sort(key=lambda s: trust(s.source) != TRUST_HISTORY)  # the one replaced since
+        return then[0] if then else best
     contenders = [
         s
         for s in ranked[:MAX_CONTENDERS]
@@ -883,6 +899,11 @@ def _from_chain(
         if question.kind != YESNO or subject == lead.document_id or not replaced:
             return lead
         return _best_of(subject, question, ranked) or lead
+    if question.at_the_time and not _ORIGINAL.search(question.text):
+        # "back when we had Aurora, how long was data kept?": Aurora's record answers
+        return (
+            lead if subject == lead.document_id else (_best_of(subject, question, ranked) or lead)
+        )
     older = {link.newer.document_id: link.older.document_id for link in links}
     target = older.get(subject)
     if target is None:

@@ -121,11 +121,18 @@ _LASTING_NOUNS = re.compile(
 )
 _PAST = re.compile(
     r"\b(?:previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|old|older|earlier|"
-    r"initial(?:ly)?|history|historical|legacy|prior|replaced|superseded|deprecated|back in)\b",
+    r"initial(?:ly)?|history|historical|legacy|prior|replaced|superseded|deprecated|back in|"
+    r"back when|in the days of)\b",
     re.I,
 )
 # "before X" and "until X" ask about the past only in a question in the past tense ("what did
 # we use before Redis?"), not in "what to check before going up"
+# "back when we had Aurora": the past the question asks about is that of the thing it names,
+# not what came before it
+_AT_THE_TIME = re.compile(
+    r"\b(?:back when|in the days of|at the time of|when we (?:still )?(?:had|used|ran|were on))\b",
+    re.I,
+)
 _PAST_BEFORE = re.compile(r"\b(?:before|until)\b(?!\s+\w+ing\b)", re.I)
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used)\b", re.I)
 # Leaving something behind: "when did we move off X / stop using X / retire X?"
@@ -365,6 +372,7 @@ class Question:
     # the values a second question joined to it asks for ("who turned it down, and when?": a
     # date as well as a name)
     also_kinds: frozenset[str] = frozenset()
+    at_the_time: bool = False  # "back when we had X": of X's own time, not before it
 
     @property
     def asks_end(self) -> bool:
@@ -894,4 +902,5 @@ def read_question(text: str) -> Question:
         keeps=kind == DURATION and bool(_KEEPS_Q.match(asked)),
         proposal=bool(_PROPOSAL_Q.search(text)),
         also_kinds=_also_kinds(kind, asked),
+        at_the_time=bool(_AT_THE_TIME.search(text)),
     )

@@ -800,6 +800,42 @@ def _queue_chain(new_text, old_title="Queue selection 2023: Burrow MQ"):
     return old, new, link
 
 
+def test_back_when_we_had_a_record_asks_that_record_not_the_one_before_it():
+    import datetime as dt
+
+    kinds = {"canonical_type": "decision", "canonical_status": "superseded"}
+    turbilog = hit(1, "# TurbiLog servers\n\nEach site's TurbiLog server kept 1-second data "
+                      "for 30 days.\n", title="TurbiLog servers", document_id=31, **kinds)  # fmt: skip
+    aurora = hit(2, "# Central Aurora historian\n\n## What we decided\n\n- Raw 1-second "
+                    "data is kept for 13 months.\n", title="Central Aurora historian",
+                 document_id=32, **kinds)  # fmt: skip
+    stratus = hit(3, "# Stratus TSDB\n\n- 1-second raw turbine data: retention 90 days.\n",
+                  title="Stratus TSDB", document_id=33, canonical_type="decision",
+                  canonical_status="accepted")  # fmt: skip
+    blog = hit(4, "# Historian moving to the cloud\n\nToday Aurora keeps raw 1-second turbine "
+                  "data for 13 months, but long queries over the raw data are slow.\n",
+               title="Historian moving to the cloud", document_id=34)  # fmt: skip
+    links = [
+        supersede_link((31, "TurbiLog servers", dt.date(2016, 1, 1)),
+                       (32, "Central Aurora historian", dt.date(2022, 10, 1))),
+        supersede_link((32, "Central Aurora historian", dt.date(2022, 10, 1)),
+                       (33, "Stratus TSDB", dt.date(2025, 11, 1))),
+    ]  # fmt: skip
+    question = "back when we had Aurora, how long was raw 1-second data kept?"
+    assert read_question(question).asks_past and read_question(question).at_the_time
+    brief = _brief(question, blog, stratus, aurora, turbilog, links=links)
+    # the record of that time, not the blog post that mentions it nor the record it replaced
+    assert brief.lead.source.hit.document_id == 32, brief.lead.unit.text
+    assert "13 months" in compose(brief).split("[")[0]
+    # with no supersede link among the sources, the curated record of that time still leads
+    unlinked = _brief(question, blog, stratus, aurora)
+    assert unlinked.lead.source.hit.document_id == 32, unlinked.lead.unit.text
+    # "before" still asks what came before it
+    before = _brief("what did we keep 1-second data on before Aurora?", blog, stratus, aurora,
+                    turbilog, links=links)  # fmt: skip
+    assert before.lead.source.hit.document_id == 31, before.lead.unit.text
+
+
 def test_why_a_record_was_dropped_is_answered_by_the_record_that_replaced_it():
     old, new, link = _queue_chain(
         "# Moving to Streamline\n\n## Context\n\nBurrow MQ lost vendor support in 2024 and "
