@@ -905,15 +905,19 @@ def _from_chain(
             lead if subject == lead.document_id else (_best_of(subject, question, ranked) or lead)
         )
     older = {link.newer.document_id: link.older.document_id for link in links}
-    target = older.get(subject)
-    if target is None:
-        return lead
     if _ORIGINAL.search(question.text):
-        seen = {subject}
+        # "the very first X": the first record of the chain, which may be the one it names
+        target, seen = subject, {subject}
         while target in older and older[target] not in seen:
-            seen.add(target)
             target = older[target]
-    return _best_of(target, question, ranked) or lead
+            seen.add(target)
+        if target == lead.document_id:
+            return lead
+        return _best_of(target, question, ranked) or lead
+    before = older.get(subject)
+    if before is None:
+        return lead
+    return _best_of(before, question, ranked) or lead
 
 
 def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored]) -> Scored:

@@ -122,7 +122,7 @@ _LASTING_NOUNS = re.compile(
 _PAST = re.compile(
     r"\b(?:previous(?:ly)?|former(?:ly)?|original(?:ly)?|used to|old|older|earlier|"
     r"initial(?:ly)?|history|historical|legacy|prior|replaced|superseded|deprecated|back in|"
-    r"back when|in the days of)\b",
+    r"back when|in the days of|very first|first ever)\b",
     re.I,
 )
 # "before X" and "until X" ask about the past only in a question in the past tense ("what did

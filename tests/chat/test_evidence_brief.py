@@ -836,6 +836,36 @@ def test_back_when_we_had_a_record_asks_that_record_not_the_one_before_it():
     assert before.lead.source.hit.document_id == 31, before.lead.unit.text
 
 
+def test_the_very_first_of_a_chain_is_its_first_record_even_when_the_question_names_it():
+    import datetime as dt
+
+    old = {"canonical_type": "decision", "canonical_status": "superseded"}
+    first = hit(1, "# Buying a central interface engine: BridgeWay Integrator (2014)\n\nWe buy "
+                   "BridgeWay Integrator as our first central interface engine.\n",
+                title="Buying a central interface engine: BridgeWay Integrator (2014)",
+                document_id=41, **old)  # fmt: skip
+    second = hit(2, "# Tessellate replaces BridgeWay\n\nWe move every interface to the "
+                    "Tessellate Interface Engine.\n", title="Tessellate replaces BridgeWay",
+                 document_id=42, **old)  # fmt: skip
+    now = hit(3, "# Larkspur Integration Hub as our interface engine\n\n- Replaces: the "
+                 "Tessellate Interface Engine, which replaced BridgeWay in 2019.\n- Proposed by: "
+                 "Owen Gallagher, Head of Integration.\n",
+              title="Larkspur Integration Hub as our interface engine", document_id=43,
+              canonical_type="decision", canonical_status="accepted")  # fmt: skip
+    links = [
+        supersede_link((41, "Buying a central interface engine: BridgeWay Integrator (2014)",
+                        dt.date(2014, 5, 20)), (42, "Tessellate replaces BridgeWay",
+                                                dt.date(2019, 4, 2))),
+        supersede_link((42, "Tessellate replaces BridgeWay", dt.date(2019, 4, 2)),
+                       (43, "Larkspur Integration Hub as our interface engine",
+                        dt.date(2025, 6, 1))),
+    ]  # fmt: skip
+    question = "what was the very first central interface engine we bought?"
+    assert read_question(question).asks_past
+    brief = _brief(question, now, second, first, links=links)
+    assert brief.lead.source.hit.document_id == 41, brief.lead.unit.text
+
+
 def test_why_a_record_was_dropped_is_answered_by_the_record_that_replaced_it():
     old, new, link = _queue_chain(
         "# Moving to Streamline\n\n## Context\n\nBurrow MQ lost vendor support in 2024 and "
