@@ -493,7 +493,7 @@ def _claim(text: str) -> tuple[str, str]:
 _WHICH_Q = re.compile(
     r"\s*(?:and\s+)?(?:which|what)\s+(?!(?:is|are|was|were|do|does|did|can|could|should|"
     r"would|will|has|have|had|happens|happened|if|about|else|to|i|we|you|they|it|this|that|"
-    r"kind|sort)\b)[a-z]",
+    r"kinds?|sorts?)\b)[a-z]",
     re.I,
 )
 

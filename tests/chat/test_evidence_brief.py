@@ -2635,3 +2635,15 @@ def test_a_reported_claim_is_checked_against_the_record():
     # a case that only says what a screen shows is not a claim: its words are the subject
     case = read_question("line screen says MES OFFLINE, how do i restart the edge gateway")
     assert {"line", "screen"} <= case.terms, case.terms
+
+
+def test_which_kinds_of_things_asks_for_the_things_not_a_name():
+    # "which kinds of results would be held back?" lists the kinds ("histology; genetic
+    # tests; ..."), which carry no name or code
+    for question in (
+        "which kinds of results would be held back until the clinician releases them?",
+        "under the portal results draft, which kinds of results would be held back?",
+        "what sorts of hours are left out?",
+    ):
+        read = read_question(question)
+        assert read.kind != "which" and not read.preferred_kinds, (question, read.kind)
