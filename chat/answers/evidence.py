@@ -1505,8 +1505,8 @@ def _durations(text: str) -> list[vals.Value]:
 
 def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     """Yes or no for "did X stay within Y?": the lead's measured value against the second's."""
-    if not question.compares or second is None:
-        return ""
+    if not question.compares or question.kind != YESNO or second is None:
+        return ""  # (a target-and-actual question asks no yes or no)
     mine = next((v for v in lead.values if v.kind == vals.DURATION), None)
     theirs = [v for v in _durations(second.unit.text) if v.kind == vals.DURATION]
     if mine is None or not theirs:
@@ -1650,6 +1650,11 @@ def build_brief(
         if refuse_near_misses
         else (True, "")
     )
+    if not answerable and compared is not None:
+        # a measurement and the target it is held against, two curated units each stating
+        # some of the question ("the SF-2 stop was a P1: the restore target, and how long was
+        # it down?"), answer it together where no single unit states all of it
+        answerable, refusal = True, ""
     reasons_of: int | None = None
     if question.kind == REASON and about:
         # "why did we reject X?": X's own record says why, in its reasons, ahead of another

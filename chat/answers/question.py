@@ -795,6 +795,35 @@ def _against(text: str) -> tuple[str, ...]:
     return tuple(terms)
 
 
+# "what's the restore target for a P1 and how long was it actually down?": a target and what
+# happened, asked together; the answer holds the measurement against the target
+_TARGET_NAMED = re.compile(
+    r"((?:[\w-]+\s+){0,2}?(?:target|targets|sla|deadline|limit|goal|standard)s?)\b", re.I
+)
+_ACTUAL = re.compile(
+    r"\b(?:actual(?:ly)?|really|in the end|in practice|"
+    r"did (?:it|that|this|they|we)\s+(?:\w+\s+)?(?:take|last))\b",
+    re.I,
+)
+
+
+def _target_and_actual(kind: str, asked: str) -> tuple[str, ...]:
+    """For a two-part span question naming a target in one part and asking what actually
+    happened in the other: the terms of the target's name, in order (see `_against`)."""
+    if kind != DURATION:
+        return ()
+    parts = _SECOND_QUESTION.split(asked, maxsplit=1)
+    if len(parts) < 2:
+        return ()
+    named = next((_TARGET_NAMED.search(part) for part in parts if _TARGET_NAMED.search(part)), None)
+    if named is None or not any(_ACTUAL.search(part) for part in parts):
+        return ()
+    terms: list[str] = []
+    for word in re.findall(r"[\w'’.-]+", named.group(1)):
+        terms.extend(t for t in sorted(words.terms(word)) if t not in terms)
+    return tuple(terms)
+
+
 # values a question states to narrow its case (a plain number is too common to tell by)
 _STATED_KINDS = frozenset({values.DURATION, values.MONEY, values.QUANTITY, values.PERCENT})
 
@@ -846,6 +875,7 @@ def read_question(text: str) -> Question:
         # "who made the call", "who signed it off", "who gave the go-ahead": who decided or
         # approved it, as records say ("Decided by", "approved by")
         relation |= _DECIDED
+    target_and_actual = _target_and_actual(kind, asked)
     plural = _PLURAL_AFTER_WH.search(asked)
     wants_list = bool(_LIST_WORDS.search(text) or (plural and kind in (WHAT, WHICH, NUMBER))) and (
         kind not in (DURATION, DATE, PERSON)
@@ -881,8 +911,8 @@ def read_question(text: str) -> Question:
         leaving=_leaving(text),
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text) or rejecting),
-        compares=kind == YESNO and bool(_COMPARE.search(asked)),
-        against=_against(asked) if kind == YESNO else (),
+        compares=(kind == YESNO and bool(_COMPARE.search(asked))) or bool(target_and_actual),
+        against=_against(asked) if kind == YESNO else target_and_actual,
         elliptical=bool(_LEANING.match(text)),
         refers_back=bool(_REFERS_BACK.search(text)),
         continues=bool(_CONTINUES.match(text)),
