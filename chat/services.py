@@ -506,7 +506,7 @@ def _evidence(
         return numbered, brief, titles
 
     sources, brief, titles = brief_of(sources)
-    if brief.answerable and brief.unstated:
+    if brief.unstated:  # (a refused brief asks again only for a compare question's target)
         hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
         if hop.primary:
             found = _widened(

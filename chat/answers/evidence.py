@@ -1464,11 +1464,11 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
     measured: list[Scored] = []
     targets: list[Scored] = []
     labels: dict[int, frozenset[str]] = {}
+    unlike: list[Scored] = []  # targets that state little of the question
     for scored in ranked[: 2 * MAX_CONTENDERS]:
         if scored.source.block == "rejected" or trust(scored.source) < TRUST_REVIEW:
             continue
-        if scored.coverage < MIN_COVERAGE_CLOSE:
-            continue
+        close = scored.coverage >= MIN_COVERAGE_CLOSE
         text = scored.unit.text
         spans = _durations(text)
         if not spans:
@@ -1489,10 +1489,23 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
         limits = [v for v in limited if words.matching(against, before[id(v)])]
         if named or limits:
             labels[id(scored)] = before[id((named or limits)[0])]
-            targets.append(scored)
-        elif not limited:
+            (targets if close else unlike).append(scored)
+        elif not limited and close:
             labels[id(scored)] = before[id(spans[0])]
             measured.append(scored)
+    # ...of which a target row that names a code of what was measured is its target all the
+    # same ("P2 - High ...; Resolution target: 12 hours" for an outage whose postmortem says
+    # P2, found by the second retrieval `_target_query` asks for)
+    codes = {
+        code
+        for m in measured
+        for s in ranked
+        if s.document_id == m.document_id
+        for code in _CODE.findall(s.unit.text)
+    }
+    targets += [
+        t for t in unlike if any(re.search(rf"\b{re.escape(c)}\b", t.unit.text) for c in codes)
+    ]
     return measured, targets, labels
 
 
@@ -1685,7 +1698,14 @@ def build_brief(
             (lead, bridge), answerable = bridged, True
     if not answerable:
         return EvidenceBrief(
-            question=question, answerable=False, refusal=refusal, ranked=ranked, rejected=rejected
+            question=question,
+            answerable=False,
+            refusal=refusal,
+            ranked=ranked,
+            rejected=rejected,
+            # "the login outage - what fix target applied and how long did it take?": the
+            # outage's duration is here, its target may be found by a second retrieval
+            unstated=_target_query(question, answering, durations) if durations else "",
         )
     symptom: Scored | None = None
     if (

@@ -720,6 +720,33 @@ def test_a_target_and_what_actually_happened_asked_together_are_answered_togethe
     assert brief.verdict == "" and not answer.startswith(("Yes", "No")), answer
 
 
+def test_a_refused_target_and_actual_question_looks_for_the_target_by_the_incident_s_code():
+    from chat.answers.evidence import says_more
+
+    incident = hit(1, "# Portal login outage, November\n\nPostmortem of ticket INC-77, "
+                      "priority P2.\n\n## Priority and duration\n\n- Duration: 9 h 35 min from "
+                      "ticket to restore.\n", title="Portal login outage, November",
+                   canonical_type="incident", canonical_status="accepted")  # fmt: skip
+    levels = hit(2, "# Clinical IT support\n\n| Priority | When to use it | Response target "
+                    "| Resolution target |\n|---|---|---|---|\n| P1 - Critical | A hospital "
+                    "without its record | 10 minutes | 4 hours |\n| P2 - High | One clinic "
+                    "affected | 30 minutes | 12 hours |\n", title="Clinical IT support",
+                 canonical_type="standard", canonical_status="accepted")  # fmt: skip
+    question = (
+        "the portal login outage in november - what fix target applied and how long did it take?"
+    )
+    first = _brief(question, incident)
+    # the outage's duration alone does not answer it; its target is asked for by its code
+    assert not first.answerable
+    assert "target" in first.unstated.split() and "P2" in first.unstated.split(), first.unstated
+    second = _brief(question, incident, levels)
+    assert says_more(first, second)
+    answer = compose(second)
+    # the P2 row states nothing of the outage but the code its postmortem gives it
+    assert re.search(r"\b9 h 35 min\b", answer) and re.search(r"\b12 hours\b", answer), answer
+    assert not re.search(r"\b4 hours\b", answer), answer
+
+
 def test_a_comparison_with_no_target_in_its_evidence_looks_for_one():
     incident = hit(1, FREEZER_STOP, title="Freezer stop, 14 January", canonical_type="incident",
                    canonical_status="accepted", slug="inc-12")  # fmt: skip
