@@ -465,8 +465,11 @@ _REPORTED = re.compile(
 )
 
 
-# "what's the actual target?", "how much does it really buffer?": the words that check a claim
-_CHECKING = re.compile(r"\b(?:actual(?:ly)?|real(?:ly)?|true|truly|correct|right|in fact)\b", re.I)
+# "how long did it actually take?", "how much does it really buffer?": what did happen, or
+# what holds, as against what was planned or claimed
+_ACTUALLY = r"actual(?:ly)?|real(?:ly)?|in fact|in practice|in the end"
+# ...and the words that check a claim ("what's the actual target?", "is that right?")
+_CHECKING = re.compile(rf"\b(?:{_ACTUALLY}|true|truly|correct|right)\b", re.I)
 
 
 def _claim(text: str) -> tuple[str, str]:
@@ -801,9 +804,7 @@ _TARGET_NAMED = re.compile(
     r"((?:[\w-]+\s+){0,2}?(?:target|targets|sla|deadline|limit|goal|standard)s?)\b", re.I
 )
 _ACTUAL = re.compile(
-    r"\b(?:actual(?:ly)?|really|in the end|in practice|"
-    r"did (?:it|that|this|they|we)\s+(?:\w+\s+)?(?:take|last))\b",
-    re.I,
+    rf"\b(?:{_ACTUALLY}|did (?:it|that|this|they|we)\s+(?:\w+\s+)?(?:take|last))\b", re.I
 )
 
 
@@ -815,7 +816,7 @@ def _target_and_actual(kind: str, asked: str) -> tuple[str, ...]:
     parts = _SECOND_QUESTION.split(asked, maxsplit=1)
     if len(parts) < 2:
         return ()
-    named = next((_TARGET_NAMED.search(part) for part in parts if _TARGET_NAMED.search(part)), None)
+    named = next(filter(None, (_TARGET_NAMED.search(part) for part in parts)), None)
     if named is None or not any(_ACTUAL.search(part) for part in parts):
         return ()
     terms: list[str] = []
