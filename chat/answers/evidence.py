@@ -28,6 +28,7 @@ from chat.answers import values as vals
 from chat.answers.question import (
     DATE,
     HOWTO,
+    KEEPING,
     MOST,
     PERSON,
     REASON,
@@ -123,11 +124,6 @@ MIN_SECOND_HOP = 0.5
 # the answer states: one shared word is a near miss ("Nokia's headquarters" for the Danube
 # Commission's)
 MIN_OTHER_DOCUMENT_TERMS = 2
-# The words saying how long something is kept: English, not one corpus's headings.
-KEEPING = words.terms(
-    "keep keeps kept retain retains retained retention store stored storage hold held "
-    "archive archived delete deleted purge purged expire expires expiry"
-)
 # A rejected approach is warned about when its subject is named, or it is this close (cosine).
 REJECTED_WARNING_COSINE = 0.55
 

@@ -189,6 +189,12 @@ _SECOND_QUESTION = re.compile(
     rf"[,;]?\s+(?:and|but)\s+(?=(?:{_AUX}|who|what|when|where|how|which|why)\b)", re.I
 )
 # "how long are backups kept", "how long do we keep logs", "how long is the topic retained"
+# The words saying how long something is kept: English, not one corpus's headings. A unit
+# saying any of them states the keeping a "how long are X kept?" question asks about.
+KEEPING = words.terms(
+    "keep keeps kept retain retains retained retention store stored storage hold held "
+    "archive archived delete deleted purge purged expire expires expiry"
+)
 _KEEPS_Q = re.compile(
     r"^\s*(?:and\s+)?how long\s+(?:(?:is|are|was|were|will|should|must|can)\s+(?:[\w'’-]+\s+)"
     r"{0,6}?(?:be\s+)?(?:kept|retained|stored|held|archived)\b|(?:do|does|did|should|must|will|"
@@ -930,7 +936,9 @@ def read_question(text: str) -> Question:
         else tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
         identifies=_identifies(asked) if kind in (NUMBER, WHAT, WHICH) else "",
         then=then,
-        keeps=kind == DURATION and bool(_KEEPS_Q.match(asked)),
+        # ...or a claim that something is kept so long ("we keep logs for 7 days. right?")
+        keeps=(kind == DURATION and bool(_KEEPS_Q.match(asked)))
+        or (values.DURATION in claimed and bool(KEEPING & words.terms(claim))),
         proposal=bool(_PROPOSAL_Q.search(text)),
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),

@@ -24,6 +24,7 @@ from chat.answers.question import (
     DURATION,
     HOWTO,
     IDENTIFIER_WORDS,
+    KEEPING,
     NUMBER,
     PERSON,
     PLACE,
@@ -516,6 +517,9 @@ def score_unit(
     # that announced its list
     lead_in = words.terms(f"{unit.context} {unit.intro}")
     heading_words = words.terms(unit.section)
+    if question.keeps and words.matching(KEEPING, own | lead_in | heading_words):
+        # "how long do we keep logs?": "Volume and retention: Hot: 30 days" states the keeping
+        own = own | (question.terms & KEEPING)
     current = question.terms
     shared_own = words.matching(current, own)
     shared_lead = words.matching(current - shared_own, lead_in)

@@ -2697,3 +2697,20 @@ def test_which_kinds_of_things_asks_for_the_things_not_a_name():
     ):
         read = read_question(question)
         assert read.kind != "which" and not read.preferred_kinds, (question, read.kind)
+
+
+def test_how_long_something_is_kept_is_stated_by_its_retention():
+    # "keep" is the question's word; the standard says "retention" and "deleted": it states
+    # the keeping, and the question is not refused for want of the word
+    logging = hit(1, "# Logging standard\n\n## 5. Volume and retention\n\n- Hot (OpenSearch): "
+                     "**30 days**. Cold (S3, Athena table `logs_archive`): **13 months**, then "
+                     "deleted.\n", title="Logging standard", canonical_type="standard",
+                  canonical_status="accepted")  # fmt: skip
+    for question in (
+        "how long do we keep logs?",
+        "my colleague said in standup that we keep logs for 7 days. is that right?",
+    ):
+        assert read_question(question).keeps, question
+        brief = _brief(question, logging)
+        assert brief.answerable, (question, brief.refusal)
+        assert compose(brief).startswith("Volume and retention: Hot (OpenSearch): 30 days")
