@@ -257,12 +257,14 @@ def compose(brief: EvidenceBrief) -> str:
     others = [s for s in others if s not in earlier]
     lines.extend(_said(s) for s in sorted(earlier, key=lambda s: _place(s)))
 
-    if brief.verdict and others:
-        second = others[0]
-        answer = "Yes" if brief.verdict == "yes" else "No"
-        lines.append(f"{answer}: {_said(lead)[:-1].rstrip()}")
-        lines[-1] = lines[-1] + "."
-        lines.append(_said(second))
+    answer = {"yes": "Yes", "no": "No"}.get(brief.verdict, "")
+    if brief.question.compares and not others:
+        answer = ""  # a comparison is said with both of its values, or not at all
+    opening = len(lines)
+    if answer and brief.question.compares:
+        # the measured value, then the target it is held against
+        lines.append(_said(lead))
+        lines.append(_said(others[0]))
         others = others[1:]
     elif lead_trust == TRUST_HISTORY and status in STALE_STATUSES:
         lines.extend(_history(brief, lead, str(status)))
@@ -276,6 +278,8 @@ def compose(brief: EvidenceBrief) -> str:
         lines.append(_said(quoted))
     else:
         lines.append(_said(lead))
+    if answer and len(lines) > opening:
+        lines[opening] = f"{answer}: {lines[opening]}"
 
     if (
         status in UNDECIDED_STATUSES

@@ -1533,6 +1533,21 @@ def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     return ("no" if within else "yes") if over else ("yes" if within else "no")
 
 
+def _checked_verdict(question: Question, lead: Scored, listed: Sequence[Scored]) -> str:
+    """Yes or no for a yes/no question that says a value is so ("are raw messages kept for
+    half a year?", "tom said we keep logs 7 days. right?"): yes when a current lead (or its
+    list) states that value, no when it states only others of that kind; nothing when it
+    states none, or when the lead is history."""
+    if not question.checked or trust(lead.source) == TRUST_HISTORY:
+        return ""
+    kinds = {v.kind for v in question.checked}
+    stated = [v for s in (lead, *listed) for v in vals.values_in(s.unit.text) if v.kind in kinds]
+    if not stated:
+        return ""
+    said = any(vals.same_value(c, v) for c in question.checked for v in stated)
+    return "yes" if said else "no"
+
+
 def label_of(text: str, value: vals.Value) -> str:
     """The words that label a value in its row or sentence: those before it, back to the
     previous cell ("Response target: 30 minutes; Resolution target: 8 hours") or sentence
@@ -1835,7 +1850,7 @@ def build_brief(
         in_force_next=in_force_next,
         moved_off=moved_off,
         rejected=rejected,
-        verdict=_verdict(question, lead, second),
+        verdict=_verdict(question, lead, second) or _checked_verdict(question, lead, listed),
         unstated=unstated,
         ranked=ranked,
     )

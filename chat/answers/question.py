@@ -358,6 +358,9 @@ class Question:
     # ditch X?"): it names nothing that was left
     leaving: frozenset[str] = frozenset()
     asks_year: bool = False  # "in which year", "what year": a year or a date, not a decade
+    # the values a yes/no question says are so ("are raw messages kept for half a year?", "leila
+    # said the backups stay 14 days. is that right?"): the record's value says yes or no
+    checked: tuple[values.Value, ...] = ()
     # the verb that relates the asked person or date to the subject ("who leads field ops",
     # "when did the rule kick in"): documents say it other ways (Head of, Effective)
     relation: frozenset[str] = frozenset()
@@ -942,4 +945,37 @@ def read_question(text: str) -> Question:
         proposal=bool(_PROPOSAL_Q.search(text)),
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),
+        checked=_checked(kind, asked, claim)
+        if kind == YESNO and not _COMPARE.search(asked)
+        else (),
+    )
+
+
+# A yes/no question that says a value is so opens with a verb of being or doing ("is the
+# window 14 days?", "do we keep logs for a year?"); one asking leave ("can I ...", "is it ok
+# to ...") or naming a bound ("up to an hour", "at least 2 people") checks no value.
+_STATES_VALUE = re.compile(
+    r"^\s*(?:and\s+|so\s+)?(?:is|are|was|were|do|does|did|has|have|had)\b(?!\s+it\s+ok)", re.I
+)
+_BOUND = re.compile(
+    r"(?:\b(?:up to|at least|at most|no more than|no less than|not more than|not less than|"
+    r"as (?:long|much|many|few) as|or (?:more|less|fewer)|under|over|above|below|within|"
+    r"beyond|about|around|roughly|approximately)|\b\w+er than)\s*$",
+    re.I,
+)
+
+
+def _checked(kind: str, asked: str, claim: str) -> tuple[values.Value, ...]:
+    """The values a yes/no question says are so: a claim's ("tom said we keep logs for 7
+    days. is that right?"), or its own when it says that something is so much ("are raw
+    messages now kept for half a year?"), never a bound ("for up to an hour")."""
+    text = claim or asked
+    if kind != YESNO or not (claim or _STATES_VALUE.match(asked)):
+        return ()
+    return tuple(
+        v
+        for v in values.values_in(text)
+        if v.kind in values.NUMERIC_KINDS - {values.COUNT}
+        and not values.is_attributive(v, text)
+        and not _BOUND.search(text[: v.start])
     )

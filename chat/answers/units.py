@@ -49,6 +49,8 @@ _ANAPHOR = re.compile(
     r"(?:it|its|they|their|them|this|these|that|those|he|she|his|her)\b",
     re.I,
 )  # "Their passwords ...", "Until that is approved ...": what it stands for came before
+# "The proposal was rejected ...": a definite article before the word it names
+_DEFINITE = re.compile(r"the\s+([a-z][\w-]*)", re.I)
 # an item that defines something: a short label, then a colon ("Retries: exponential ...")
 _ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
 # A leading "\3." or "\#": extracted PDF/Word text keeps Markdown markers escaped.
@@ -130,9 +132,22 @@ def asks(unit: Unit) -> bool:
 
 
 def refers_back(unit: Unit) -> bool:
-    """A sentence opening with a pronoun ("They are reviewed every six months."): it says
-    nothing of what it is about without the sentence before it."""
-    return unit.kind == "sentence" and _ANAPHOR.match(unit.text) is not None
+    """A sentence opening with a pronoun ("They are reviewed every six months."), or naming
+    again what the sentence before it said ("The proposal was rejected ..."): it says nothing
+    of what it is about without the sentence before it."""
+    return unit.kind == "sentence" and _goes_on(unit.text, unit.context)
+
+
+def _goes_on(sentence: str, before: str) -> bool:
+    """The sentence opens with a pronoun, or with "the" and a word the sentence before
+    states in some form (proposed ... "The proposal"): it goes on about that sentence's
+    subject."""
+    if _ANAPHOR.match(sentence):
+        return True
+    named = _DEFINITE.match(sentence)
+    return bool(
+        named and before and words.matching(words.terms(named.group(1)), words.terms(before))
+    )
 
 
 def heading_context(section: str) -> str:
@@ -269,7 +284,8 @@ def split_units(
                 announced = clean
             # "Their passwords are in the safe": what "their" stands for is in the sentence
             # before, matched as the sentence's context
-            earlier = sentences[index - 1] if index > opening and _ANAPHOR.match(clean) else ""
+            before = sentences[index - 1] if index > opening else ""
+            earlier = before if _goes_on(clean, before) else ""
             if title and index >= opening:
                 earlier = f"{title}: {earlier}" if earlier else title
             add(clean, "sentence", decision=bold_lead and index == 0, around=earlier)

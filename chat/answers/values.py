@@ -252,8 +252,9 @@ def values_in(text: str) -> list[Value]:
     for match in _LABELLED_RE.finditer(text):  # "Unit price (EUR): 1,240", "Lead time (weeks): 6"
         amount = _number(match.group("n"))
         unit = match.group("u").strip().lower()
-        if amount is None:
-            continue
+        said = text[match.start("n") :]
+        if amount is None or any(r.match(said) for r in (_DURATION_RE, _UNIT_RE, _PERCENT_RE)):
+            continue  # the number says its own unit: "Hot (OpenSearch): 30 days"
         span = (match.start("n"), match.end("n"))
         if unit in _CURRENCIES:
             value = Value(MONEY, match.group("n"), (_CURRENCIES[unit], amount), *span)

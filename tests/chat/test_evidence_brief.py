@@ -8,6 +8,7 @@ import re
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
 from chat.answers.question import DURATION, read_question
+from chat.answers.units import split_units
 from chat.answers.values import is_person_like, values_in
 from chat.prompt import number_sources
 from kb import words
@@ -80,8 +81,25 @@ def test_a_blog_post_stating_another_value_is_reconciled_with_the_decision():
     blog = hit(2, BLOG, title="Raw data plans (blog)")
     brief = _brief("are raw messages now kept for half a year?", blog, decision)
     text = compose(brief)
-    assert text.startswith("Raw messages are kept for 90 days"), text
+    # half a year is not what the record says: no, and what it says
+    assert text.startswith("No: Raw messages are kept for 90 days"), text
     assert "180 days [1]" in text and "90 days [2]" in text
+
+
+def test_a_value_someone_claimed_is_checked_against_the_record_with_a_yes_or_no():
+    standard = hit(1, "# Logging standard\n\n## Volume and retention\n\n- Hot (OpenSearch): "
+                   "30 days.\n- Cold (S3): 13 months, then deleted.\n",
+                   title="Logging standard", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    said = "my colleague said in standup that we keep logs for 7 days. is that right?"
+    text = compose(_brief(said, standard))
+    assert text.startswith("No: Volume and retention") and "30 days" in text, text
+    said = "tom mentioned we keep logs for 30 days in opensearch. is that true?"
+    text = compose(_brief(said, standard))
+    assert text.startswith("Yes: Volume and retention: Hot (OpenSearch): 30 days"), text
+    # a yes/no question checking a value no answer states gets no yes or no
+    text = compose(_brief("are the cold logs encrypted with a 256 bit key?", standard))
+    assert not text.startswith(("Yes", "No")), text
 
 
 def test_a_superseded_record_is_never_stated_as_current():
@@ -292,6 +310,12 @@ def test_values_are_read_and_compared_as_the_same_thing():
         ("money", ("eur", 1240.0)),
         ("money", ("eur", 96000.0)),
     ]
+    # a name in brackets is no unit when the number says its own: "Hot (OpenSearch): 30 days"
+    hot = values_in("Hot (OpenSearch): 30 days. Store (Redis): 2 GB")
+    assert [(v.kind, v.text) for v in hot if v.kind != "name"] == [
+        ("duration", "30 days"),
+        ("quantity", "2 GB"),
+    ], hot
 
 
 def test_reading_questions():
@@ -1367,6 +1391,28 @@ def test_who_turned_an_approach_down_and_when_is_its_decision():
         assert read.asks_alternatives and read.also_kinds >= {"date"}, read
         text = compose(build_brief(question=read, sources=sources))
         assert "Olav Dahl" in text and "2024-10-08" in text, (question, text)
+
+
+def test_a_sentence_naming_again_what_the_sentence_before_said_goes_on_about_it():
+    # "The proposal was rejected ...": which proposal, the sentence before says; its words
+    # are the sentence's context, so who rejected what, and when, is found in it. "Harbour
+    # Express" is part of what the question asks about, not who turned it down.
+    record = (
+        "# Rejected: a night shift at the Harbour depot\n\nThe depot team proposed in March "
+        "2025 to sort Harbour Express parcels at night. The proposal was rejected on 4 May "
+        "2025 by Nadia Okafor, Operations Director. The day shifts stay as they are.\n"
+    )
+    rejected = hit(1, record, title="Rejected: a night shift at the Harbour depot",
+                   canonical_type="rejected-approach", canonical_status="accepted",
+                   summary="A night shift at the Harbour depot was proposed and rejected.")  # fmt: skip
+    sources = number_sources(result([], rejected=[rejected]))
+    question = "who turned down sorting express parcels at night in Harbour, and when?"
+    text = compose(build_brief(question=read_question(question), sources=sources))
+    assert text.startswith("The proposal was rejected on 4 May 2025 by Nadia Okafor"), text
+    assert "Harbour Express parcels at night" in text, text  # what the proposal was
+    # a sentence that names something new is not read as going on about the sentence before
+    units = split_units("The depot opened in 2019. The canteen serves hot food.")
+    assert units[1].context == "", units[1]
 
 
 def test_a_unit_carrying_what_a_joined_second_question_asks_ranks_higher():
@@ -2713,4 +2759,5 @@ def test_how_long_something_is_kept_is_stated_by_its_retention():
         assert read_question(question).keeps, question
         brief = _brief(question, logging)
         assert brief.answerable, (question, brief.refusal)
-        assert compose(brief).startswith("Volume and retention: Hot (OpenSearch): 30 days")
+        opening = "No: " if "7 days" in question else ""  # the claim is checked
+        assert compose(brief).startswith(f"{opening}Volume and retention: Hot (OpenSearch): 30")
