@@ -309,6 +309,25 @@ def _abbreviates(short: str, long_: str) -> bool:
     return True
 
 
+# "Critical control points (CCPs)", "recovery time objective (RTO)": a written-out name and
+# the capitals that stand for it, in brackets after it
+_DEFINED = re.compile(r"\(([A-Z]{2,6})s?\)")
+
+
+def acronyms(text: str) -> dict[str, str]:
+    """The acronyms a text defines, each with the words it stands for: those just before its
+    brackets whose first letters spell it ("Critical control points (CCPs)" -> {"CCP":
+    "Critical control points"})."""
+    found: dict[str, str] = {}
+    for match in _DEFINED.finditer(text):
+        letters = match.group(1)
+        before = re.findall(r"[A-Za-z][\w'-]*", text[max(0, match.start() - 120) : match.start()])
+        spelled = before[-len(letters) :]
+        if len(spelled) == len(letters) and "".join(w[0] for w in spelled).upper() == letters:
+            found.setdefault(letters, " ".join(spelled))
+    return found
+
+
 @lru_cache(maxsize=65536)
 def english_weight(word: str) -> float:
     """How much a word says on its own, by how common it is in English (wordfreq's Zipf

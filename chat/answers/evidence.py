@@ -59,6 +59,7 @@ from chat.answers.units import (
     heading_context,
     refers_back,
     reports_a_question,
+    spelled_out,
     split_units,
 )
 from chat.prompt import PromptSource
@@ -298,13 +299,15 @@ def _units(
         preceding = ""
         if before is not None and before.heading_path == hit.heading_path:
             preceding = _lead_in_at_end(before, link_titles)
-        split[(hit.document_id, hit.chunk_order)] = split_units(
+        units = split_units(
             hit.text,
             section=hit.heading_path.split(" > ")[-1] if hit.heading_path else "",
             link_titles=link_titles,
             continues=hit.chunk_order > 0,
             preceding=preceding,
         )
+        defined = words.acronyms(f"{hit.title}\n{hit.heading_path}\n{hit.text}")
+        split[(hit.document_id, hit.chunk_order)] = spelled_out(units, defined)
     out: list[tuple[PromptSource, Unit]] = []
     for source in sources:
         hit = source.hit

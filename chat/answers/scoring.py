@@ -168,7 +168,7 @@ def term_weights(
 def unit_terms(unit: Unit) -> frozenset[str]:
     """The terms a unit states: its words, and what its quantities measure ("15 m/s" states
     a speed)."""
-    return words.terms(unit.words) | _measures(unit.text)
+    return words.terms(unit.words) | words.terms(unit.means) | _measures(unit.text)
 
 
 @lru_cache(maxsize=65536)

@@ -76,6 +76,9 @@ class Unit:
     # the sentence that announced the item's list ("... all eight of the following are in
     # place."): matched with the item, never quoted, and no part of which list it is
     intro: str = ""
+    # the words the acronyms it uses stand for, as its document defines them ("CCP1 Baking":
+    # critical control point): matched, never quoted
+    means: str = ""
 
     @property
     def words(self) -> str:
@@ -129,6 +132,20 @@ def with_context(context: str, body: str) -> str:
 def asks(unit: Unit) -> bool:
     """The unit is a question (an open point, an FAQ's question): it states nothing."""
     return (unit.bare or unit.text).rstrip().endswith("?")
+
+
+def spelled_out(units: list[Unit], defined: dict[str, str]) -> list[Unit]:
+    """The units with what the acronyms they use stand for ("CCP1", "CCPs": the critical
+    control points), when their document defines them."""
+    if not defined:
+        return units
+    uses = re.compile(rf"\b({'|'.join(map(re.escape, defined))})(?:s|\d+[a-z]?)?\b")
+    return [
+        replace(unit, means=" ".join(dict.fromkeys(defined[m] for m in uses.findall(unit.text))))
+        if uses.search(unit.text)
+        else unit
+        for unit in units
+    ]
 
 
 def refers_back(unit: Unit) -> bool:

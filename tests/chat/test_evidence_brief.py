@@ -2758,6 +2758,24 @@ def test_a_value_question_is_not_padded_with_items_that_state_no_such_value():
     assert "Okta" not in text and "Budget" not in text, text
 
 
+def test_a_list_named_by_its_acronym_answers_the_name_written_out():
+    # "what are our single points of failure?": the table lists "SPOF1 Core switch", ...;
+    # the document says what SPOF stands for, so its rows say "single point of failure"
+    text = (
+        "# Single points of failure (SPOFs)\n\nA single point of failure is a part whose loss "
+        "stops the whole service. Each one has an owner and a plan to remove it.\n\n"
+        "## Our three SPOFs\n\n| SPOF | Where | Owner |\n|---|---|---|\n"
+        "| SPOF1 Core switch | Server room A | Network team |\n"
+        "| SPOF2 Firewall | Server room A | Security team |\n"
+        "| SPOF3 DNS server | Cloud region 1 | Platform team |\n"
+    )
+    brief = _brief("what are our single points of failure?", hit(1, text,
+                   title="Single points of failure (SPOFs)", canonical_type="standard",
+                   canonical_status="accepted"))  # fmt: skip
+    answer = compose(brief)
+    assert all(part in answer for part in ("Core switch", "Firewall", "DNS server")), answer
+
+
 def test_how_long_something_is_kept_is_stated_by_its_retention():
     # "keep" is the question's word; the standard says "retention" and "deleted": it states
     # the keeping, and the question is not refused for want of the word

@@ -98,3 +98,14 @@ def test_the_plural_of_a_code_is_the_code():
     assert {"p1", "sf-2"} <= words.terms("P1s and SF-2s")
     assert "p1s" not in words.terms("P1s")
     assert "2s" in words.terms("a timeout of 2s")
+
+
+def test_an_acronym_is_defined_by_the_words_its_letters_begin():
+    text = (
+        "Our critical control points (CCPs) are listed below; the Food Standards Agency (FSA) "
+        "is told within 2 hours. Unit price (EUR): 1,240. Cold (S3): 13 months."
+    )
+    assert words.acronyms(text) == {
+        "CCP": "critical control points",
+        "FSA": "Food Standards Agency",
+    }
