@@ -1568,7 +1568,15 @@ def _checked_verdict(question: Question, lead: Scored, listed: Sequence[Scored])
     if not question.checked or trust(lead.source) == TRUST_HISTORY:
         return ""
     kinds = {v.kind for v in question.checked}
-    stated = [v for s in (lead, *listed) for v in vals.values_in(s.unit.text) if v.kind in kinds]
+    stated: list[vals.Value] = []
+    for scored in (lead, *listed):
+        text = scored.unit.text
+        found = [v for v in vals.values_in(text) if v.kind in kinds]
+        # the value the question names by its own label ("P1: Response target: 15 minutes;
+        # Resolution target: 4 hours": "Resolution target"), when labels tell them apart
+        labels = [re.split(r":\s+", label_of(text, v).strip().rstrip(":"))[-1] for v in found]
+        shared = [len(words.matching(question.terms, words.terms(label))) for label in labels]
+        stated += [v for v, n in zip(found, shared, strict=True) if n == max(shared)]
     if not stated:
         return ""
     said = any(vals.same_value(c, v) for c in question.checked for v in stated)

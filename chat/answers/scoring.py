@@ -287,7 +287,13 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     if question.kind == PERSON and not question.text.lower().lstrip().startswith("whose"):
         # a person, not the heading an item is labelled with ("Abandoned Lock Removal: ...")
         label = unit.body_start
-        found = [v for v in found if vals.is_person_like(v) and v.start >= label]
+        found = [
+            v
+            for v in found
+            if vals.is_person_like(v)
+            and v.start >= label
+            and not _goes_on_as_asked(v, unit.text, question.text)
+        ]
         # ...or the role that does it ("by the site manager")
         found += [
             role
@@ -325,6 +331,16 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
             or str(v.key[1]).startswith(("kilomet", "met", "feet", "ft", "mile"))
         ]
     return tuple(found)
+
+
+def _goes_on_as_asked(value: vals.Value, text: str, asked: str) -> bool:
+    """A name whose last word and the word after it are the question's words in that order
+    ("Cherry Bakewell muffins" for "who turned down making bakewell muffins?"): it names
+    part of what is asked about, not who."""
+    last = value.text.split()[-1]
+    after = re.match(r"\s+([\w'-]+)", text[value.end :])
+    said = re.search(rf"\b{re.escape(last)}\s+([\w'-]+)", asked, re.I)
+    return bool(after and said and words.terms(after.group(1)) & words.terms(said.group(1)))
 
 
 def source_prior(source: PromptSource, question: Question) -> float:

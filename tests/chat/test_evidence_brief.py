@@ -97,6 +97,14 @@ def test_a_value_someone_claimed_is_checked_against_the_record_with_a_yes_or_no(
     said = "tom mentioned we keep logs for 30 days in opensearch. is that true?"
     text = compose(_brief(said, standard))
     assert text.startswith("Yes: Volume and retention: Hot (OpenSearch): 30 days"), text
+    # the value checked is the one its label names: the resolution target, not the response
+    sla = hit(2, "# Support targets\n\n- P1: Response target: 15 minutes; Resolution target: "
+                 "4 hours.\n", title="Support targets", canonical_type="standard",
+              canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("is the P1 resolution target 15 minutes?", sla))
+    assert text.startswith("No: "), text
+    text = compose(_brief("is the P1 response target 15 minutes?", sla))
+    assert text.startswith("Yes: "), text
     # a yes/no question checking a value no answer states gets no yes or no
     text = compose(_brief("are the cold logs encrypted with a 256 bit key?", standard))
     assert not text.startswith(("Yes", "No")), text
@@ -152,6 +160,23 @@ def test_a_who_question_is_not_answered_by_a_place():
     text = "# Forth Bridge\n\nIt held the record until the Quebec Bridge in Canada was completed.\n"
     brief = _brief("Who designed the Quebec Bridge?", hit(1, text, title="Forth Bridge"))
     assert not brief.answerable
+
+
+def test_a_who_question_is_not_answered_by_a_name_it_asks_about():
+    # "Cherry Bakewell muffins" says the question's "bakewell muffins": the name is part of
+    # what is asked about, no person; a supplier named "Kavala Seeds" still answers who sells
+    # the seeds, and "Emperor Frederick" which emperor
+    text = (
+        "# Line trials\n\nThe bakery team proposed in May 2024 to make Cherry Bakewell "
+        "muffins on line 1 every Friday. The proposal was turned down on 4 June 2024 by Ruth "
+        "Kellerman.\n"
+    )
+    brief = _brief("who turned down making bakewell muffins on line 1?", hit(1, text,
+                   title="Line trials"))  # fmt: skip
+    assert compose(brief).startswith("The proposal was turned down on 4 June 2024 by Ruth")
+    seeds = "# Suppliers\n\nWe buy our sesame seeds from Kavala Seeds, a grower in Greece.\n"
+    brief = _brief("who do we buy sesame seeds from?", hit(1, seeds, title="Suppliers"))
+    assert "Kavala Seeds" in compose(brief)
 
 
 def test_a_where_question_is_answered_by_a_place_said_in_words():
