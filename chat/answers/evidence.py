@@ -1238,12 +1238,21 @@ def _second_part(
     part = question.then
     if coverage(part, weights, frozenset(held), frozenset()) >= MIN_SECOND_HOP:
         return None
+    named = words.terms(" ".join(_bridge_names(question, lead)))
+
+    def bridged(other: Scored) -> bool:
+        return bool(named) and words.matching(named, unit_terms(other.unit)) == named
+
     best: tuple[tuple[bool, float], Scored] | None = None
     for other in ranked:
         if other.unit == lead.unit or other.source.block == "rejected" or asks(other.unit):
             continue
-        if other.document_id != lead.document_id and trust(other.source) < trust(lead.source):
-            continue
+        if (
+            other.document_id != lead.document_id
+            and trust(other.source) < trust(lead.source)
+            and not bridged(other)
+        ):
+            continue  # (of another, less trusted source: only about what the answer named)
         share = coverage(part, weights, unit_terms(other.unit), frozenset())
         if share < MIN_SECOND_HOP:
             continue
@@ -1253,6 +1262,29 @@ def _second_part(
         if best is None or key > best[0]:
             best = (key, other)
     return best[1] if best else None
+
+
+def _then_query(question: Question, answer: Sequence[Scored]) -> str:
+    """For a question of two parts whose second no unit states ("which depot flooded in
+    march, and who is its manager?"): a search for the second part by the names the answer
+    so far gives that the question does not (the depot's "Harbour Quay")."""
+    if not question.then:
+        return ""
+    part = [w for w in re.findall(r"[\w'-]+", question.text) if words.terms(w) & question.then]
+    named = _bridge_names(question, answer[0])
+    return " ".join(dict.fromkeys([*part, *named])) if part and named else ""
+
+
+def _bridge_names(question: Question, scored: Scored) -> list[str]:
+    """The names and codes a unit states that the question does not: what its answer found."""
+    asked = words.terms(question.text)
+    return [
+        v.text
+        for v in vals.values_in(scored.unit.text)
+        if v.kind in (vals.NAME, vals.CODE)
+        and v.start >= scored.unit.body_start
+        and not words.terms(v.text) & asked
+    ]
 
 
 def _second_hop(
@@ -1839,7 +1871,11 @@ def build_brief(
     if roles and not holders:
         unstated = _role_query(question, answer, roles)
     else:
-        unstated = "" if second is not None or holders else _unstated(question, answer, subject)
+        unstated = (
+            ""
+            if second is not None or holders
+            else _unstated(question, answer, subject) or _then_query(question, answer)
+        )
     if durations is not None and compared is None:
         # "did we make the SLA on the February outage?": the SLA is looked for next
         unstated = (

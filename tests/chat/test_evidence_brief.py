@@ -796,6 +796,29 @@ def test_a_refused_target_and_actual_question_looks_for_the_target_by_the_incide
     assert not re.search(r"\b4 hours\b", answer), answer
 
 
+def test_the_second_part_of_a_question_is_looked_for_by_what_the_first_answer_named():
+    # "which depot flooded in march, and who is its manager?": the flood record names the
+    # depot; who manages it is on the staff page, found by the depot's name
+    from chat.answers.evidence import says_more
+
+    flood = hit(1, "# Flood at a depot, March 2026\n\nOn 3 March 2026 the Harbour Quay depot "
+                   "flooded after a burst main and was closed for two days.\n",
+                title="Flood at a depot, March 2026", canonical_type="incident",
+                canonical_status="accepted")  # fmt: skip
+    staff = hit(2, "# Who runs what\n\n| Depot | Manager | Phone |\n|---|---|---|\n| Harbour "
+                   "Quay | Ines Varga | 0161 496 0123 |\n| Mill Lane | Tom Reid | 0161 496 0456 "
+                   "|\n", title="Who runs what")  # fmt: skip
+    question = "which depot flooded in march, and who is its manager?"
+    first = _brief(question, flood)
+    assert first.answerable and "Harbour Quay" in compose(first)
+    assert "manager" in first.unstated.split() and "Harbour Quay" in first.unstated, first.unstated
+    second = _brief(question, flood, staff)
+    assert says_more(first, second)
+    answer = compose(second)
+    assert "Harbour Quay depot flooded" in answer and "Ines Varga" in answer, answer
+    assert "Tom Reid" not in answer, answer
+
+
 def test_a_comparison_with_no_target_in_its_evidence_looks_for_one():
     incident = hit(1, FREEZER_STOP, title="Freezer stop, 14 January", canonical_type="incident",
                    canonical_status="accepted", slug="inc-12")  # fmt: skip
