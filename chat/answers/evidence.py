@@ -1397,14 +1397,6 @@ def _unstated(question: Question, answer: Sequence[Scored], weights: dict[str, f
 
 
 COMPARED_CANDIDATES = 5  # measurements and targets weighed against each other, best first
-# A duration written as a limit or a bound, not a measurement: "within 2 hours", "no more
-# than 4 hours", "up to 30 minutes", "waited more than 30 minutes".
-_LIMIT_BEFORE = re.compile(
-    r"\b(?:within|under|inside|no (?:more|later) than|not more than|at (?:the )?most|up to|"
-    r"maximum(?: of)?|max\.?|less than|fewer than|before|more than|longer than|at least|"
-    r"over)\s*$",
-    re.I,
-)
 
 
 # The units a compare question's evidence states a measured duration in, those stating a
@@ -1540,7 +1532,7 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
             if words.matching(head, before[id(v)])
             or (about_head and words.matching(against - head, before[id(v)]))
         ]
-        limited = [v for v in spans if _LIMIT_BEFORE.search(text[: v.start])]
+        limited = [v for v in spans if vals.LIMIT_BEFORE.search(text[: v.start])]
         limits = [v for v in limited if words.matching(against, before[id(v)])]
         if named or limits:
             labels[id(scored)] = before[id((named or limits)[0])]

@@ -957,12 +957,6 @@ def read_question(text: str) -> Question:
 _STATES_VALUE = re.compile(
     r"^\s*(?:and\s+|so\s+)?(?:is|are|was|were|do|does|did|has|have|had)\b(?!\s+it\s+ok)", re.I
 )
-_BOUND = re.compile(
-    r"(?:\b(?:up to|at least|at most|no more than|no less than|not more than|not less than|"
-    r"as (?:long|much|many|few) as|or (?:more|less|fewer)|under|over|above|below|within|"
-    r"beyond|about|around|roughly|approximately)|\b\w+er than)\s*$",
-    re.I,
-)
 
 
 def _checked(kind: str, asked: str, claim: str) -> tuple[values.Value, ...]:
@@ -977,5 +971,5 @@ def _checked(kind: str, asked: str, claim: str) -> tuple[values.Value, ...]:
         for v in values.values_in(text)
         if v.kind in values.NUMERIC_KINDS - {values.COUNT}
         and not values.is_attributive(v, text)
-        and not _BOUND.search(text[: v.start])
+        and not values.LIMIT_BEFORE.search(text[: v.start])
     )

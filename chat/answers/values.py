@@ -416,6 +416,16 @@ def is_decade(value: Value) -> bool:
     return value.kind == DATE and bool(_DECADE.search(value.text))
 
 
+# A value written as a limit or a bound, not a measurement: "within 2 hours", "no more than
+# 4 hours", "up to 30 minutes", "waited more than 30 minutes", "at least 2 people".
+LIMIT_BEFORE = re.compile(
+    r"\b(?:within|under|inside|no (?:more|later|less) than|not (?:more|less) than|"
+    r"at (?:the )?most|up to|maximum(?: of)?|max\.?|less than|fewer than|before|more than|"
+    r"longer than|shorter than|at least|over|above|below|beyond)\s*$",
+    re.I,
+)
+
+
 def same_value(a: Value, b: Value) -> bool:
     """Whether two values of one kind say the same (35 days == 5 weeks)."""
     if a.kind != b.kind:
