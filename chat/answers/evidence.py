@@ -1083,13 +1083,6 @@ def _supporting(
             continue  # history supports only a question about the past
         if other.unit.alternative and not question.asks_alternatives:
             continue
-        if (
-            question.specific
-            and lead.values
-            and _same_list(lead, other)
-            and not (other.values or _also_said(question, other))
-        ):
-            continue  # "how long do we keep logs?": not the budget listed under the retention
         if forbidding and _does(other.unit) and other.unit.section != lead.unit.section:
             continue  # the steps of another procedure do not follow from "never do this"
         own = unit_terms(other.unit)
@@ -1100,23 +1093,6 @@ def _supporting(
         chosen.append(other)
         seen.append(own)
     return chosen
-
-
-def _same_list(one: Scored, other: Scored) -> bool:
-    """Items (or rows) of one list (or table) of one source."""
-    return (
-        one.unit.group >= 0
-        and one.unit.group == other.unit.group
-        and one.source.n == other.source.n
-        and one.source.hit.chunk_id == other.source.hit.chunk_id
-    )
-
-
-def _also_said(question: Question, scored: Scored) -> bool:
-    """The unit carries what a second question joined to the first asks ("..., and when?")."""
-    return bool(question.also_kinds) and any(
-        v.kind in question.also_kinds for v in vals.values_in(scored.unit.text)
-    )
 
 
 def _does(unit: Unit) -> bool:

@@ -2793,19 +2793,6 @@ def test_which_kinds_of_things_asks_for_the_things_not_a_name():
         assert read.kind != "which" and not read.preferred_kinds, (question, read.kind)
 
 
-def test_a_value_question_is_not_padded_with_items_that_state_no_such_value():
-    # "how long do we keep logs?": the retention, not the budget or who may read the logs,
-    # which sit in the same list under the same heading
-    logging = hit(1, "# Logging standard\n\n## 5. Volume and retention\n\n- Hot: **30 days**. "
-                     "Cold: **13 months**, then deleted.\n- Budget: 5 GB/day per service in "
-                     "prod.\n- Access to prod logs requires the logs-reader Okta group; access "
-                     "is logged.\n", title="Logging standard", canonical_type="standard",
-                  canonical_status="accepted")  # fmt: skip
-    text = compose(_brief("how long do we keep logs?", logging))
-    assert "30 days" in text and "13 months" in text, text
-    assert "Okta" not in text and "Budget" not in text, text
-
-
 def test_a_list_named_by_its_acronym_answers_the_name_written_out():
     # "what are our single points of failure?": the table lists "SPOF1 Core switch", ...;
     # the document says what SPOF stands for, so its rows say "single point of failure"
