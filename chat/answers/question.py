@@ -945,9 +945,7 @@ def read_question(text: str) -> Question:
         proposal=bool(_PROPOSAL_Q.search(text)),
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),
-        checked=_checked(kind, asked, claim)
-        if kind == YESNO and not _COMPARE.search(asked)
-        else (),
+        checked=_checked(kind, asked, claim),
     )
 
 
@@ -962,9 +960,10 @@ _STATES_VALUE = re.compile(
 def _checked(kind: str, asked: str, claim: str) -> tuple[values.Value, ...]:
     """The values a yes/no question says are so: a claim's ("tom said we keep logs for 7
     days. is that right?"), or its own when it says that something is so much ("are raw
-    messages now kept for half a year?"), never a bound ("for up to an hour")."""
+    messages now kept for half a year?"), never a bound ("for up to an hour"); none for a
+    question that compares ("within the target?")."""
     text = claim or asked
-    if kind != YESNO or not (claim or _STATES_VALUE.match(asked)):
+    if kind != YESNO or _COMPARE.search(asked) or not (claim or _STATES_VALUE.match(asked)):
         return ()
     return tuple(
         v

@@ -140,12 +140,12 @@ def spelled_out(units: list[Unit], defined: dict[str, str]) -> list[Unit]:
     if not defined:
         return units
     uses = re.compile(rf"\b({'|'.join(map(re.escape, defined))})(?:s|\d+[a-z]?)?\b")
-    return [
-        replace(unit, means=" ".join(dict.fromkeys(defined[m] for m in uses.findall(unit.text))))
-        if uses.search(unit.text)
-        else unit
-        for unit in units
-    ]
+    spelled: list[Unit] = []
+    for unit in units:
+        used = uses.findall(unit.text)
+        means = " ".join(dict.fromkeys(defined[acronym] for acronym in used))
+        spelled.append(replace(unit, means=means) if used else unit)
+    return spelled
 
 
 def refers_back(unit: Unit) -> bool:
