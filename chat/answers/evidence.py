@@ -2012,6 +2012,12 @@ def _answerable(
         ]
         if not candidates:
             return False, "no source says how long it is kept"
+    asked_years = _years(" ".join(question.names))
+    if asked_years and question.kind != YESNO:
+        # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%"
+        candidates = [s for s in candidates if not _of_another_year(question, asked_years, s)]
+        if not candidates:
+            return False, "no source states it for the year asked about"
     said = _predicate(question)
     if said and not earlier_terms:
         # the value must come from a unit that says what the question asks of its named
@@ -2049,6 +2055,32 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+_YEAR_IN_TEXT = re.compile(r"(?<![\w-])(?:1[5-9]|20)\d{2}(?![\w-])")
+
+
+def _years(text: str) -> frozenset[int]:
+    return frozenset(int(year) for year in _YEAR_IN_TEXT.findall(text))
+
+
+def _of_another_year(question: Question, years: frozenset[int], scored: Scored) -> bool:
+    """The values that answer are labelled with a year, and not with the one asked about
+    ("Availability 2025: 97.4%" for 2024); a span of years covers those inside it ("from 2019
+    to 2025 ... 90 days" for 2021). A value without a year is of any year. The values that
+    answer are those of the asked kind, or those whose labels say most of the question."""
+    text = scored.unit.text
+    found = [v for v in scored.values or vals.values_in(text) if v.kind in COMPARABLE - {vals.DATE}]
+    asked = question.terms - words.terms(" ".join(question.names))  # not the row's name
+    shared = [len(words.matching(asked, words.terms(label_of(text, v)))) for v in found]
+    found = [v for v, n in zip(found, shared, strict=True) if n == max(shared)]
+    if not found:
+        return False
+    for value in found:
+        labelled = _years(label_of(text, value))
+        if not labelled or any(min(labelled) <= year <= max(labelled) for year in years):
+            return False
+    return True
 
 
 def _predicate(question: Question) -> frozenset[str]:

@@ -2827,3 +2827,17 @@ def test_how_long_something_is_kept_is_stated_by_its_retention():
         assert brief.answerable, (question, brief.refusal)
         opening = "No: " if "7 days" in question else ""  # the claim is checked
         assert compose(brief).startswith(f"{opening}Volume and retention: Hot (OpenSearch): 30")
+
+
+def test_a_value_of_another_year_does_not_answer_the_year_asked_about():
+    sites = hit(1, "# Sites\n\n| Site | Turbines | Availability 2025 |\n|---|---|---|\n"
+                "| Brekken Ridge | 24 | 97.4% |\n| Sollia Heights | 18 | 96.9% |\n",
+                title="Sites")  # fmt: skip
+    assert not _brief("what was Brekken Ridge's availability in 2024?", sites).answerable
+    answered = _brief("what was Brekken Ridge's availability in 2025?", sites)
+    assert answered.answerable and "97.4%" in compose(answered)
+    # the row of the year asked about answers
+    both = hit(1, "# Sites\n\n| Site | Availability 2024 | Availability 2025 |\n|---|---|---|\n"
+               "| Brekken Ridge | 96.1% | 97.4% |\n", title="Sites")  # fmt: skip
+    answered = _brief("what was Brekken Ridge's availability in 2024?", both)
+    assert answered.answerable and "96.1%" in compose(answered)
