@@ -86,6 +86,19 @@ def test_content_words_keep_the_words_as_written_without_the_stop_words(text, ex
     assert words.content_words(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an indefinite pronoun or a modal verb says nothing of what is asked about
+        ("how fast does someone have to pick up a P1 ticket", {"fast", "pick", "p1", "ticket"}),
+        ("must anybody sign it", {"sign"}),
+        ("is there anything with fish in it", {"fish"}),
+    ],
+)
+def test_pronouns_and_modal_verbs_are_not_content_words(text, expected):
+    assert words.terms(text) == {words.stem(w) for w in expected}
+
+
 def test_a_unit_of_measure_says_what_it_measures():
     assert "speed" in words.measured_by("m/s")
     assert words.measured_by("°C") == words.terms("temperature")
