@@ -104,8 +104,7 @@ MEANING_SHORTLIST = 4
 MIN_COVERAGE = 0.65  # a question that asks for a particular kind of value
 MIN_COVERAGE_OPEN = 0.4  # what / which / why / how / yes-no questions
 MIN_COVERAGE_CLOSE = 0.3
-CLOSE_MEANING = 0.7
-SAID_MEANING = 0.5  # ...a unit that says it in other words is half-way close in meaning
+CLOSE_MEANING = 0.7  # ...and a unit that says what is asked of a subject in other words
 RELATION_SHARE = 0.3  # the verb of "who leads X" / "when did X kick in" is said other ways
 # A list is quoted whole up to this many items; other answers use at most this many units.
 MAX_LIST_ITEMS = 10
@@ -2025,7 +2024,7 @@ def _answerable(
         candidates = [
             s
             for s in candidates
-            if s.meaning >= SAID_MEANING
+            if s.meaning >= CLOSE_MEANING
             or words.matching(
                 said,
                 unit_terms(s.unit)

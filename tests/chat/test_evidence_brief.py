@@ -2841,3 +2841,22 @@ def test_a_value_of_another_year_does_not_answer_the_year_asked_about():
                "| Brekken Ridge | 96.1% | 97.4% |\n", title="Sites")  # fmt: skip
     answered = _brief("what was Brekken Ridge's availability in 2024?", both)
     assert answered.answerable and "96.1%" in compose(answered)
+
+
+def test_a_sentence_about_the_subject_does_not_say_what_is_asked_of_it():
+    # every sentence about Dvořák is about as close to "who was Dvořák's wife?" as the
+    # embedder finds the one on his burial (0.63): only one that says it, in its words or
+    # others much closer in meaning, answers
+    dvorak = hit(1, "# Antonín Dvořák\n\nDvořák died in Prague on 1 May 1904 and was buried "
+                    "in the Vyšehrad Cemetery. He married Anna Čermáková in 1873.\n",
+                 title="Antonín Dvořák")  # fmt: skip
+    idf = {"dvorak": 5.0, "antonin": 4.0, "wife": 3.0, "buri": 2.0, "married": 2.5}
+
+    def close(texts):
+        return [0.63 if "buried" in text else 0.4 for text in texts]
+
+    lone = hit(1, "# Antonín Dvořák\n\nDvořák died in Prague on 1 May 1904 and was buried in "
+                  "the Vyšehrad Cemetery.\n", title="Antonín Dvořák")  # fmt: skip
+    assert not _brief("Who was Antonin Dvorak's wife?", lone, weights=idf, meaning=close).answerable
+    text = compose(_brief("Where was Dvořák buried?", dvorak, weights=idf, meaning=close))
+    assert "Vyšehrad Cemetery" in text, text
