@@ -419,6 +419,8 @@ def _kind(text: str) -> str:
         # asks for first
         asked = _ASKED_NOUN.match(f"what is {text}")
     named = [token.strip("?.,").lower() for token in asked.group(1).split()] if asked else []
+    if named[:1] and _KINDS_OF.fullmatch(named[0]):
+        return WHAT  # "what kind of downtime ...": kinds of it, not a span of time
     if any(_DURATION_NOUNS.fullmatch(token) for token in named) or _SPAN_OF_TIME.search(
         " ".join(named)
     ):
@@ -428,6 +430,9 @@ def _kind(text: str) -> str:
     if _WHICH_Q.match(text):
         return WHICH
     return WHAT
+
+
+_KINDS_OF = re.compile(r"kinds?|types?|sorts?", re.I)
 
 
 # A question that opens like one (a question word or a verb), not like a search query.

@@ -373,6 +373,10 @@ def test_reading_questions():
     assert read_question("whats the response time on a p1 call").kind == "duration"
     assert read_question("What’s the lead time for a slip ring?").kind == "duration"
     assert read_question("what is the start time of the night shift?").kind != "duration"
+    # "what kind of downtime" asks for kinds of it, not for a span of time
+    kinds = read_question("what kind of downtime doesnt count against us in the availability")
+    assert kinds.kind == "what" and not kinds.specific
+    assert read_question("which types of retention apply?").kind == "what"
 
 
 def test_a_list_under_the_name_asked_for_says_the_name():
