@@ -1713,6 +1713,15 @@ def build_brief(
         # some of the question ("the SF-2 stop was a P1: the restore target, and how long was
         # it down?"), answer it together where no single unit states all of it
         answerable, refusal = True, ""
+    row = (
+        _earlier_row(question, answering, earlier_lead, earlier_terms, subject)
+        if not answerable and earlier_lead and question.refers_back and question.specific
+        else None
+    )
+    if row is not None:
+        # "and how long have they got to get it fixed?" after a P1's response time: the row
+        # the answer before led with states the other value, whatever it calls it
+        lead, answerable, refusal = row, True, ""
     reasons_of: int | None = None
     if question.kind == REASON and about:
         # "why did we reject X?": X's own record says why, in its reasons, ahead of another
@@ -2054,6 +2063,31 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _earlier_row(
+    question: Question,
+    ranked: Sequence[Scored],
+    earlier_lead: str,
+    earlier_terms: frozenset[str],
+    weights: dict[str, float],
+) -> Scored | None:
+    """The unit of the document the answer before led with that states more than one value
+    of the kind now asked (a priority's response and restore targets) and most of what that
+    answer was about (`MIN_COVERAGE` of its subject): a follow-up asking for another of them."""
+
+    def of_earlier(s: Scored) -> float:
+        return coverage(earlier_terms, weights, unit_terms(s.unit), context_terms(s.source, s.unit))
+
+    theirs = [
+        s
+        for s in ranked
+        if s.source.hit.slug == earlier_lead
+        and len(s.values) > 1
+        and names_present(question.names, s.source, s.unit)
+    ]
+    best = max(theirs, key=of_earlier, default=None)
+    return best if best is not None and of_earlier(best) >= MIN_COVERAGE else None
 
 
 _YEAR_IN_TEXT = re.compile(r"(?<![\w-])(?:1[5-9]|20)\d{2}(?![\w-])")

@@ -2864,3 +2864,24 @@ def test_a_sentence_about_the_subject_does_not_say_what_is_asked_of_it():
     assert not _brief("Who was Antonin Dvorak's wife?", lone, weights=idf, meaning=close).answerable
     text = compose(_brief("Where was Dvořák buried?", dvorak, weights=idf, meaning=close))
     assert "Vyšehrad Cemetery" in text, text
+
+
+def test_a_follow_up_asks_for_another_value_of_the_row_the_answer_before_led_with():
+    # "and how long have they got to get it fixed?" after the response time of a P1: the
+    # row states both, whatever the follow-up calls the second ("Restore service")
+    from chat.answers.evidence import earlier_subject
+
+    levels = hit(1, "# IT and OT support: priorities and targets\n\n| Priority | Typical examples | "
+                    "First response | Restore service |\n|---|---|---|---|\n| P1 Critical | A line "
+                    "stopped by an IT fault | 15 minutes | 4 hours |\n| P2 High | One scanner down "
+                    "| 30 minutes | 12 hours |\n", title="IT and OT support: priorities and targets",
+                 slug="it-ot-support")  # fmt: skip
+    idf = {"response": 2.0, "p1": 3.0, "time": 0.5, "call": 0.8, "fixed": 3.0, "rto": 4.0}
+    earlier = earlier_subject("whats the response time on a p1 it call")
+    fixed = _brief("and how long have they got to get it fixed?", levels, earlier_terms=earlier,
+                   earlier_lead="it-ot-support", weights=idf)  # fmt: skip
+    assert fixed.answerable and "4 hours" in compose(fixed), compose(fixed)
+    # what no row states is still refused, even of the same row
+    rto = _brief("and what's its RTO?", levels, earlier_terms=earlier, earlier_lead="it-ot-support",
+                 weights=idf)  # fmt: skip
+    assert not rto.answerable, compose(rto)
