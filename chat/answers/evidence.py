@@ -605,6 +605,11 @@ def _pick_lead(
         # what a record replaced ("Replaces: Tracto MES") is its history, not what is used now
         present = [s for s in ranked if not _looks_back(s.unit)]
         ranked = present or ranked
+    if not question.asks_past:
+        # nor is what the sentence after it says no longer holds ("That exception no longer
+        # exists"), even when the question says someone left
+        present = [s for s in ranked if not s.unit.revoked]
+        ranked = present or ranked
     if question.names and question.specific:
         # the value asked for is that of what the question names ("when did it fly past
         # Neptune": not the dates of Jupiter and Saturn); a how-to's steps may name nothing

@@ -97,7 +97,7 @@ RELATED_BLOCK = -0.3  # graph neighbours complete an answer; they rarely carry i
 INDEX_PAGE = -0.6  # index pages are lists of links, not answers
 INCIDENT_NOW = -0.2  # a postmortem tells what was true then, not how things are now
 ACCEPTED = 0.2  # the curated, current record
-STALE_NOW = -0.5  # superseded/deprecated/archived, for a question about now
+STALE_NOW = -0.5  # superseded/deprecated/archived (or a sentence revoked), for a question about now
 STALE_PAST = -0.15  # ...for a question about how things used to be (quoted as history)
 DECIDED = 0.3  # a paragraph's bold lead statement in an accepted record states the decision
 # --- coverage (refusals) ------------------------------------------------------------------
@@ -586,6 +586,7 @@ def score_unit(
             else 0.0
         )
         + (ALTERNATIVE_NOT_ASKED if unit.alternative and not question.asks_alternatives else 0.0)
+        + (STALE_NOW if unit.revoked and not question.asks_past else 0.0)
         + POSITION * unit.position
         + (DANGLING if _DANGLING.match(unit.text) else 0.0)
         + (ASKS if asks(unit) else 0.0)

@@ -51,6 +51,13 @@ _ANAPHOR = re.compile(
 )  # "Their passwords ...", "Until that is approved ...": what it stands for came before
 # "The proposal was rejected ...": a definite article before the word it names
 _DEFINITE = re.compile(r"the\s+([a-z][\w-]*)", re.I)
+# A sentence saying the one before it no longer holds: "That exception no longer exists.",
+# "This is no longer the case.", "This rule was withdrawn in 2024."
+_REVOKES = re.compile(
+    r"(?:that|this|these|those|the|it)\b[^.;]{0,40}?\b(?:no longer\b|(?:was|were|has been|have "
+    r"been) (?:withdrawn|removed|revoked|dropped|abolished|scrapped|cancell?ed|retired)\b)",
+    re.I,
+)
 # an item that defines something: a short label, then a colon ("Retries: exponential ...")
 _ITEM_LABEL = re.compile(r"^([^:;.,()]{2,40}):\s")
 # A leading "\3." or "\#": extracted PDF/Word text keeps Markdown markers escaped.
@@ -79,6 +86,9 @@ class Unit:
     # the words the acronyms it uses stand for, as its document defines them ("CCP1 Baking":
     # critical control point): matched, never quoted
     means: str = ""
+    # the sentence after it says it no longer holds ("Revision 3 allowed a supervisor to cut
+    # a lock. That exception no longer exists."), or it is that sentence: what used to be so
+    revoked: bool = False
 
     @property
     def words(self) -> str:
@@ -230,6 +240,7 @@ def split_units(
         bare: str = "",
         around: str = "",
         step: bool = False,
+        revoked: bool = False,
     ) -> None:
         body = body.strip()
         if len(body.split()) < 3:
@@ -267,6 +278,7 @@ def split_units(
                 bare.strip() or body,
                 step,
                 announced if kind != "sentence" else "",
+                revoked=revoked,
             )
         )
 
@@ -305,7 +317,17 @@ def split_units(
             earlier = before if _goes_on(clean, before) else ""
             if title and index >= opening:
                 earlier = f"{title}: {earlier}" if earlier else title
-            add(clean, "sentence", decision=bold_lead and index == 0, around=earlier)
+            after = sentences[index + 1] if index + 1 < len(sentences) else ""
+            add(
+                clean,
+                "sentence",
+                decision=bold_lead and index == 0,
+                around=earlier,
+                # the sentence the next one revokes, and the one revoking it (quoted with
+                # it): both tell what used to hold
+                revoked=_REVOKES.match(after) is not None
+                or bool(earlier and _REVOKES.match(clean)),
+            )
 
     def flush_item() -> None:
         nonlocal lead, lead_text, lead_of_item

@@ -2885,3 +2885,18 @@ def test_a_follow_up_asks_for_another_value_of_the_row_the_answer_before_led_wit
     rto = _brief("and what's its RTO?", levels, earlier_terms=earlier, earlier_lead="it-ot-support",
                  weights=idf)  # fmt: skip
     assert not rto.answerable, compose(rto)
+
+
+def test_a_sentence_the_next_one_revokes_is_not_the_rule():
+    # "Revision 3 allowed ... That exception no longer exists.": the first sentence is what
+    # used to hold, not the answer to who may remove the lock now
+    loto = hit(1, "# Lockout/tagout, revision 4\n\n## Personal locks\n\nRevision 3 allowed a shift "
+                  "supervisor to remove another person's lock if that person had left site. That "
+                  "exception no longer exists.\n\n## Abandoned lock removal\n\nThe lock is cut by "
+                  "the site manager, after the site manager and the HSE Manager sign form "
+                  "HSE-F-22.\n", title="Lockout/tagout", canonical_type="procedure",
+                canonical_status="accepted", slug="sp-07")  # fmt: skip
+    text = compose(_brief("someone left site with his lock still on, who can remove it?", loto))
+    assert text.startswith("The lock is cut by the site manager"), text
+    units = split_units("Revision 3 allowed it. That exception no longer exists. Ask the manager.")
+    assert [u.revoked for u in units if u.kind == "sentence"][:1] == [True], units
