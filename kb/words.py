@@ -20,7 +20,8 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
 _SEPARATOR = re.compile(r"[-_.]")
 
 # Small English stop list: only content words count (an indefinite pronoun or a modal verb
-# says nothing of what is asked about; nor does a contraction typed without its apostrophe).
+# says nothing of what is asked about; nor does a contraction typed without its apostrophe,
+# a greeting or a courtesy).
 STOPWORDS = frozenset(
     """a about after again all also am an and any are as at be because been before being
     between both but by can could did do does doing don down during each few for from further
@@ -31,7 +32,8 @@ STOPWORDS = frozenset(
     will with would you your yours whats thats whos hows wheres whens whys theres heres many
     much often someone somebody anyone anybody everyone everybody something anything must
     might shall us dont doesnt didnt isnt arent wasnt werent hasnt havent hadnt cant wont
-    shouldnt wouldnt couldnt im ive youre theyre weve""".split()
+    shouldnt wouldnt couldnt im ive youre theyre weve hi hey hello please pls plz thanks
+    thank thx cheers""".split()
 )
 # The tail of a contraction or a possessive ("Kelvar's", "it’s", "doesn't", "we'll"): not a
 # word of its own. "n't" leaves its verb ("doesn't" -> "does"), a stop word.

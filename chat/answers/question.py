@@ -449,6 +449,16 @@ _CASE_FIRST = re.compile(
 )
 
 
+# "when we work out availability which hours are taken out?", "if i log a P2 how soon ...":
+# a condition first, a clause of its own with or without its comma, then the question
+_CONDITION_FIRST = re.compile(
+    r"^\s*(?:when|whenever|if|once|after|before|while)\s+(?:we|i|you|they|he|she|it|someone|"
+    r"somebody|a|an|the|our|my|your|their)\b[^?]*?[\s,]\s*"
+    r"(?=(?:what|which|who|whom|whose|where|why|how)\b)",
+    re.I,
+)
+
+
 # "the SF-2 stop was a P1. what is the restore target?": statements of the case, then the
 # sentence that asks
 _SENTENCE_END = re.compile(r"(?<=[.!])\s+(?=[a-z])", re.I)
@@ -461,7 +471,7 @@ def _asked_clause(text: str) -> str:
     sentences = _SENTENCE_END.split(text)
     if len(sentences) > 1 and _QUESTION_FORM.match(sentences[-1]):
         return sentences[-1]
-    case = _CASE_FIRST.match(text)
+    case = _CASE_FIRST.match(text) or _CONDITION_FIRST.match(text)
     return text[case.end() :] if case else text
 
 

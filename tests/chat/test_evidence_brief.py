@@ -2673,6 +2673,12 @@ def test_a_question_after_the_case_it_is_about_asks_what_its_own_clause_asks():
     howto = read_question("screen says MES OFFLINE and it's only our line, how do i restart "
                           "the edge gateway")  # fmt: skip
     assert howto.kind == "howto", howto.kind
+    # "when we ..." opening a clause of its own (no comma needed) is the case, not "when?"
+    hours = read_question("when we work out turbine availabilty which hours get taken out of "
+                          "the calc?")  # fmt: skip
+    assert hours.kind == "which" and "turbine" in hours.terms, hours.kind
+    assert read_question("if i log a P2 how soon should an engineer pick it up").kind == "duration"
+    assert read_question("when did we move off tracto, and why?").kind == "date"
     # a phrase naming the topic first is no case of its own: it stays the subject
     assert read_question("In The Wealth of Nations, which two countries did Smith use?").kind == (
         "which"
