@@ -334,6 +334,45 @@ def acronyms(text: str) -> dict[str, str]:
 
 
 @lru_cache(maxsize=65536)
+@lru_cache(maxsize=1)
+def _frequencies() -> dict[str, float]:
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict("en")
+
+
+def _zipf(word: str) -> float:
+    frequency = _frequencies().get(word, 0.0)
+    return math.log10(frequency) + 9.0 if frequency > 0 else 0.0
+
+
+TYPO_COMMONER = 2.5  # the word meant is this much commoner (Zipf: 10^2.5 times)...
+TYPO_COMMON = 4.5  # ...and among the commonest words ("limit" 4.7, "actually" 5.5)
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}(?![\w'’-])")
+
+
+@lru_cache(maxsize=4096)
+def _meant(word: str) -> str:
+    """The word one dropped or swapped letter away that is far commoner, or the word."""
+    near = {word[:i] + letter + word[i:] for i in range(len(word) + 1) for letter in _LETTERS}
+    near |= {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    near.discard(word)
+    best = max(near, key=_zipf)
+    commoner = _zipf(best) >= TYPO_COMMON and _zipf(best) - _zipf(word) >= TYPO_COMMONER
+    return best if commoner else word
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def respelled(text: str) -> str:
+    """The text with its slips of typing put right: a lower-case word of four letters or more
+    one dropped or swapped letter from a far commoner English word ("actualy", "limt",
+    "wich"). Names, codes and short words stay as typed ("aster", "tracto", "epr"); so does
+    a word that is only a little rarer than its neighbour."""
+    return _LOWER_WORD.sub(lambda m: _meant(m.group(0)), text)
+
+
 def english_weight(word: str) -> float:
     """How much a word says on its own, by how common it is in English (wordfreq's Zipf
     scale): 1.0 for a rare word, a name or a code (Zipf <= 4: "titanium", "webhook"), down

@@ -856,7 +856,7 @@ _STATED_KINDS = frozenset({values.DURATION, values.MONEY, values.QUANTITY, value
 def read_question(text: str) -> Question:
     """The reading of one question (a follow-up is read on its own; the conversation adds
     its previous subject elsewhere)."""
-    text = " ".join(text.split())
+    text = words.respelled(" ".join(text.split()))  # "actualy": actually
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
     asked = _asked_clause(text)  # what the question's own words ask (its kind, its verb)
     kind = _kind(asked)

@@ -373,6 +373,9 @@ def test_reading_questions():
     assert read_question("whats the response time on a p1 call").kind == "duration"
     assert read_question("What’s the lead time for a slip ring?").kind == "duration"
     assert read_question("what is the start time of the night shift?").kind != "duration"
+    # a slip of typing is read as the word meant
+    typo, meant = "when did larkspur actualy go live?", "when did larkspur actually go live?"
+    assert read_question(typo).terms == read_question(meant).terms
     # "what kind of downtime" asks for kinds of it, not for a span of time
     kinds = read_question("what kind of downtime doesnt count against us in the availability")
     assert kinds.kind == "what" and not kinds.specific

@@ -104,6 +104,21 @@ def test_pronouns_modal_verbs_and_contractions_are_not_content_words(text, expec
     assert words.terms(text) == {words.stem(w) for w in expected}
 
 
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("when did larkspur actualy go live?", "when did larkspur actually go live?"),
+        ("whats the pass limt on an atp swab", "whats the pass limit on an atp swab"),
+        ("wich line is it on", "which line is it on"),
+        # names, codes and short words stay as typed, however near a common word
+        ("is aster on tracto or fabrica?", "is aster on tracto or fabrica?"),
+        ("the epr rpo and the MES", "the epr rpo and the MES"),
+    ],
+)
+def test_a_slip_of_typing_is_read_as_the_word_meant(typed, read):
+    assert words.respelled(typed) == read
+
+
 def test_a_unit_of_measure_says_what_it_measures():
     assert "speed" in words.measured_by("m/s")
     assert words.measured_by("°C") == words.terms("temperature")
