@@ -544,7 +544,7 @@ _DESCRIBED = re.compile(
 
 
 _MONEY_WORDS = re.compile(
-    r"\b(?:cost|costs|price|prices|priced|pay|paid|pays|spend|spent|budget|fee|fees|toll|"
+    r"\b(?:cost|costs|price|prices|priced|pay|paid|pays|payments?|wages?|spend|spent|budget|fee|fees|toll|"
     r"worth|salary|compensation|allowance|per diem|charge|charged|fine|reimburs\w*|"
     r"euros?|dollars?|kroner|pounds)\b|[€$£]",
     re.I,
@@ -859,7 +859,13 @@ def read_question(text: str) -> Question:
     text = words.respelled(" ".join(text.split()))  # "actualy": actually
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
     asked = _asked_clause(text)  # what the question's own words ask (its kind, its verb)
-    kind = _kind(asked)
+    # two questions joined by "and": a first asking who, where, when or why says what kind
+    # of thing is asked for, the second what else is ("who do i ring and how fast does it
+    # get blocked?": a person); one asking what or how much is read with the second ("what's
+    # the restore target and how long was it down?": spans of time)
+    kind = _kind(_SECOND_QUESTION.split(asked, maxsplit=1)[0])
+    if kind in (WHAT, WHICH, NUMBER):
+        kind = _kind(asked)
     reported, claim = _claim(text)
     claimed = frozenset(
         v.kind

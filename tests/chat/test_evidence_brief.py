@@ -373,6 +373,11 @@ def test_reading_questions():
     assert read_question("whats the response time on a p1 call").kind == "duration"
     assert read_question("What’s the lead time for a slip ring?").kind == "duration"
     assert read_question("what is the start time of the night shift?").kind != "duration"
+    # two questions joined: the first says the kind, the second what else is asked
+    two = read_question("lost my card last night, who do i ring and how fast does it get blocked")
+    assert two.kind == "person" and "duration" in two.also_kinds, (two.kind, two.also_kinds)
+    pay = read_question("how much is the fixed monthly on-call payment the brekken techs get?")
+    assert pay.value_kinds == {"money"}, pay.value_kinds
     # a slip of typing is read as the word meant
     typo, meant = "when did larkspur actualy go live?", "when did larkspur actually go live?"
     assert read_question(typo).terms == read_question(meant).terms
