@@ -31,6 +31,7 @@ from chat.answers.question import (
     own_names,
     read_follow_up,
     read_question,
+    replaced_in,
     restated,
 )
 from chat.answers.units import opens_inside_a_list
@@ -729,6 +730,7 @@ def message_stream(
         # "and at Carn Dubh?" asks the previous question again, of something else
         retrieval_question = restated(previous, question)
         asked = read_follow_up(previous, question)
+        previous = replaced_in(previous, question)  # its subject, less what is replaced
     # A follow-up of a follow-up keeps the subject of the turns it leaned on ("which MES are we
     # on?" -> "when did it go live?" -> "and who made the call?"), at most SUBJECT_TURNS.
     subject_questions = [*state.subject_questions, question] if follows else [question]

@@ -715,15 +715,37 @@ def _shape(name: str) -> str:
 def restated(previous: str, follow_up: str) -> str:
     """An elliptical follow-up read as the question before it, of what it names instead:
     "what is the RTO for tier 1 systems?" then "and for tier 2?" asks the RTO of tier 2, not
-    of tiers 1 and 2. The earlier question's one name of the shape the follow-up names (a
-    number, a code, a name) is left out; of two, neither (which one is replaced is unsaid)."""
+    of tiers 1 and 2 (`replaced_in`)."""
+    return f"{replaced_in(previous, follow_up)} {follow_up}"
+
+
+def replaced_in(previous: str, follow_up: str) -> str:
+    """The question before an elliptical follow-up without what the follow-up names instead:
+    its one name of the shape the follow-up names (a number, a code, a name); of two, neither
+    (which one is replaced is unsaid); else what follows the preposition the follow-up opens
+    with ("... at brekken?" then "and at carn dubh?")."""
     earlier = _names(previous)
+    before = previous
     for shape in {_shape(name) for name in _names(follow_up)}:
         alike = [name for name in earlier if _shape(name) == shape]
         if len(alike) == 1:
             previous = re.sub(rf"(?<![\w.-]){re.escape(alike[0])}(?![\w-])", "", previous, count=1)
-    previous = re.sub(r"\s+([?.,!])", r"\1", re.sub(r"\s{2,}", " ", previous)).strip()
-    return f"{previous} {follow_up}"
+    placed = _PLACED_AGAIN.match(follow_up)
+    if previous == before and placed and words.terms(placed.group(2)) - _PRO_FORMS:
+        # "... round the turbines at brekken?" then "and at carn dubh?": typed without
+        # capitals, what follows the same preposition is what the follow-up replaces
+        said = list(re.finditer(rf"\b{placed.group(1)}\s+[^?,;]+", previous, re.I))
+        if said:
+            previous = previous[: said[-1].start()] + previous[said[-1].end() :]
+    return re.sub(r"\s+([?.,!])", r"\1", re.sub(r"\s{2,}", " ", previous)).strip()
+
+
+# "and at carn dubh?", "what about for contractors?": a follow-up of a preposition and what
+# it places the earlier question at
+_PLACED_AGAIN = re.compile(
+    r"\s*(?:and|but|what about|how about)\s+(at|in|on|for|from|during|with)\s+([^?]+?)\s*\??\s*$",
+    re.I,
+)
 
 
 # Words standing for things named before ("and for the others?", "the rest", "that one").

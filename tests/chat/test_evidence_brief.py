@@ -1781,6 +1781,14 @@ def test_an_elliptical_follow_up_asks_the_question_before_of_what_it_names_inste
     assert restated("what is the RTO for tier 1?", "and for the others?") == (
         "what is the RTO for tier 1? and for the others?"
     )
+    # typed in lower case, what follows the same preposition is what is replaced
+    assert restated("whats the ice exclusion radius round the turbines at brekken?",
+                    "and at carn dubh?") == (
+        "whats the ice exclusion radius round the turbines? and at carn dubh?"
+    )  # fmt: skip
+    assert restated("what is the RTO for tier one?", "and for the others?") == (
+        "what is the RTO for tier one? and for the others?"
+    )
     # ...one naming another thing of the kind replaces it ("the RPO" for "the RTO")
     assert "RTO" not in restated("what is the RTO for tier 1?", "and the RPO?")
     tiers = hit(1, "# Backups\n\n| Tier | Systems | RTO |\n|---|---|---|\n| Tier 1 | EPR, LIS | "
