@@ -163,14 +163,17 @@ _ALTERNATIVES = re.compile(
 # What it takes: "what do I need before ...", "what is required", "the requirements"
 _NEEDS = (
     r"what (?:do|does|did|would|will) (?:i|we|you|they|one|it|\w+) need|what(?:'s| is) "
-    r"(?:needed|required)|requirements"
+    r"(?:needed|required)|requirements|what (?:has|have|needs?) to be|what must be"
 )
 _NEEDS_Q = re.compile(rf"\b(?:{_NEEDS})\b", re.I)
 _LIST_WORDS = re.compile(
-    r"\b(?:list|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of|"
+    r"\b(?:list|checklist|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of|"
     rf"{_NEEDS})\b",
     re.I,
 )
+# "need the full list", "whole checklist pls": the form of the answer asked for, not what
+# it is about
+_ANSWER_FORM = re.compile(r"\b(?:(?:full|whole|complete|entire)\s+)?(?:check)?list\b", re.I)
 _PLURAL_AFTER_WH = re.compile(
     r"^\s*(?:and\s+)?(?:what|which)\s+(?:(?:of\s+)?(?:the|our|my|your)\s+)?"
     r"(?:(?!(?:is|are|was|were|does|do|did|has|have|had)\b)[a-z-]+\s+){0,2}"
@@ -785,7 +788,7 @@ _CONTRACTIONS = re.compile(r"\b(what|who|how|where|when|why|which|that|it|there)
 # Words that phrase a request rather than name its subject.
 REQUEST_WORDS = frozenset(
     words.terms(
-        "need needs get gets got want wants use used using exactly actually really please "
+        "need needs get gets got want wants use used using sorted exactly actually really please "
         "know tell find give make happen happens say says supposed allowed able "
         "ok okay fine right correct true"
     )
@@ -897,7 +900,7 @@ def read_question(text: str) -> Question:
     if claimed and kind in (WHAT, WHICH, NUMBER):
         # "P1s get 6 hours to fix. what is the actual target?": a span, as claimed
         kind = DURATION if claimed == {values.DURATION} else NUMBER
-    subject = _FRAME.sub(" ", reported)
+    subject = _FRAME.sub(" ", _ANSWER_FORM.sub(" ", reported))
     then = _second_question(text)
     if then:
         # "how long do we keep backups, and where is the off-site copy?": the first question

@@ -378,6 +378,13 @@ def test_reading_questions():
     assert two.kind == "person" and "duration" in two.also_kinds, (two.kind, two.also_kinds)
     pay = read_question("how much is the fixed monthly on-call payment the brekken techs get?")
     assert pay.value_kinds == {"money"}, pay.value_kinds
+    # asking for the whole list asks for a list, and says nothing of what it is about
+    full = "what has to be in place before a medical device can go on the network"
+    assert read_question(f"{full}? need the full list").terms == read_question(full).terms
+    assert read_question(f"{full}? whole checklist pls").wants_list
+    assert read_question(full).asks_requirements  # "what has to be in place": what is needed
+    # "what do i need sorted before ...": what is needed
+    assert read_question("what do i need sorted before i climb").terms == {"climb"}
     # a slip of typing is read as the word meant
     typo, meant = "when did larkspur actualy go live?", "when did larkspur actually go live?"
     assert read_question(typo).terms == read_question(meant).terms
