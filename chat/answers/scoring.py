@@ -270,10 +270,15 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
             r"(?:is\s+|[:#]\s*)?$",
             re.I,
         )
+        # ...or the key of a row whose column is named so ("Part no | Description | ...")
+        keyed = unit.kind == "row" and bool(
+            words.matching(words.terms(question.identifies), words.terms(unit.label))
+        )
         found = [
             v
             for v in found
-            if any(c.isdigit() for c in v.text) and right_after.search(unit.text[: v.start])
+            if any(c.isdigit() for c in v.text)
+            and (right_after.search(unit.text[: v.start]) or (keyed and v.start == unit.body_start))
         ]
     if not question.asks_frequency:
         # "every Monday" says how often, not when: it answers "how often", not "when"

@@ -2929,3 +2929,15 @@ def test_a_sentence_the_next_one_revokes_is_not_the_rule():
     assert text.startswith("The lock is cut by the site manager"), text
     units = split_units("Revision 3 allowed it. That exception no longer exists. Ask the manager.")
     assert [u.revoked for u in units if u.kind == "sentence"][:1] == [True], units
+
+
+def test_the_key_of_a_row_whose_column_names_the_identifier_is_it():
+    # a price list's first column is "Part no": its cell is the part number asked for
+    prices = hit(1, "# Spare parts price list 2026\n\n| Part no | Description | Unit price (EUR) "
+                    "| Lead time (weeks) |\n|---|---|---|---|\n| NV-12005 | Yaw brake pad set | 690 "
+                    "| 3 |\n| NV-12200 | Yaw position encoder | 860 | 4 |\n",
+                 title="Spare parts price list 2026")  # fmt: skip
+    brief = _brief("part number and 2026 price for a yaw position encoder?", prices)
+    text = compose(brief)
+    assert brief.answerable and text.startswith("NV-12200"), text
+    assert "860" in text, text
