@@ -52,10 +52,13 @@ _ANAPHOR = re.compile(
 # "The proposal was rejected ...": a definite article before the word it names
 _DEFINITE = re.compile(r"the\s+([a-z][\w-]*)", re.I)
 # A sentence saying the one before it no longer holds: "That exception no longer exists.",
-# "This is no longer the case.", "This rule was withdrawn in 2024."
+# "This is no longer the case.", "This rule was withdrawn in 2024." (not a rule of its own
+# that changed: "The nurse in charge may no longer suspend an alarm")
 _REVOKES = re.compile(
-    r"(?:that|this|these|those|the|it)\b[^.;]{0,40}?\b(?:no longer\b|(?:was|were|has been|have "
-    r"been) (?:withdrawn|removed|revoked|dropped|abolished|scrapped|cancell?ed|retired)\b)",
+    r"(?:that|this|these|those|it)\b(?:\s+[\w-]+){0,2}?\s+(?:no longer (?:exists?|appl(?:y|ies)|"
+    r"holds?|stands?|is the case|the case|in force|valid)|(?:is|are|was|were|has been|have been) "
+    r"no longer (?:the case|in force|valid|allowed|permitted)|(?:was|were|has been|have been) "
+    r"(?:withdrawn|removed|revoked|dropped|abolished|scrapped|cancell?ed|retired))\b",
     re.I,
 )
 # an item that defines something: a short label, then a colon ("Retries: exponential ...")

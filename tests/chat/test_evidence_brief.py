@@ -2929,6 +2929,13 @@ def test_a_sentence_the_next_one_revokes_is_not_the_rule():
     assert text.startswith("The lock is cut by the site manager"), text
     units = split_units("Revision 3 allowed it. That exception no longer exists. Ask the manager.")
     assert [u.revoked for u in units if u.kind == "sentence"][:1] == [True], units
+    for revoking in ("This is no longer the case.", "This rule was withdrawn in 2024."):
+        units = split_units(f"Supervisors may cut a lock left on. {revoking} Ask the manager.")
+        assert units[0].revoked, (revoking, units)
+    # a rule of its own that changed revokes nothing before it
+    units = split_units("Only a pharmacist may authorise an override. The nurse in charge may no "
+                        "longer suspend an alarm on their own authority.")  # fmt: skip
+    assert not any(u.revoked for u in units), units
 
 
 def test_the_key_of_a_row_whose_column_names_the_identifier_is_it():
