@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from string import ascii_lowercase
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
 _SEPARATOR = re.compile(r"[-_.]")
@@ -333,7 +334,6 @@ def acronyms(text: str) -> dict[str, str]:
     return found
 
 
-@lru_cache(maxsize=65536)
 @lru_cache(maxsize=1)
 def _frequencies() -> dict[str, float]:
     from wordfreq import get_frequency_dict
@@ -354,15 +354,14 @@ _LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}(?![\w'’-])")
 @lru_cache(maxsize=4096)
 def _meant(word: str) -> str:
     """The word one dropped or swapped letter away that is far commoner, or the word."""
-    near = {word[:i] + letter + word[i:] for i in range(len(word) + 1) for letter in _LETTERS}
-    near |= {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    near = {
+        word[:i] + letter + word[i:] for i in range(len(word) + 1) for letter in ascii_lowercase
+    }
+    near |= _transposed(word) | {word[1] + word[0] + word[2:]}  # ...its first letter too
     near.discard(word)
     best = max(near, key=_zipf)
     commoner = _zipf(best) >= TYPO_COMMON and _zipf(best) - _zipf(word) >= TYPO_COMMONER
     return best if commoner else word
-
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def respelled(text: str) -> str:
@@ -373,6 +372,7 @@ def respelled(text: str) -> str:
     return _LOWER_WORD.sub(lambda m: _meant(m.group(0)), text)
 
 
+@lru_cache(maxsize=65536)
 def english_weight(word: str) -> float:
     """How much a word says on its own, by how common it is in English (wordfreq's Zipf
     scale): 1.0 for a rare word, a name or a code (Zipf <= 4: "titanium", "webhook"), down
