@@ -526,7 +526,7 @@ def _disagreements(
     earlier_terms, weights = earlier
 
     def of_earlier(s: Scored) -> float:
-        return coverage(earlier_terms, weights, unit_terms(s.unit), context_terms(s.source, s.unit))
+        return _covers(earlier_terms, weights, s)
 
     named = _own_names(question, lead)
     lead_trust = trust(lead.source)
@@ -1579,8 +1579,7 @@ def _checked_verdict(question: Question, lead: Scored, listed: Sequence[Scored])
         # the value the question names by its own label ("P1: Response target: 15 minutes;
         # Resolution target: 4 hours": "Resolution target"), when labels tell them apart
         labels = [re.split(r":\s+", label_of(text, v).strip().rstrip(":"))[-1] for v in found]
-        shared = [len(words.matching(question.terms, words.terms(label))) for label in labels]
-        stated += [v for v, n in zip(found, shared, strict=True) if n == max(shared)]
+        stated += _labelled_most(question.terms, found, labels)
     if not stated:
         return ""
     said = any(vals.same_value(c, v) for c in question.checked for v in stated)
@@ -1592,6 +1591,23 @@ def label_of(text: str, value: vals.Value) -> str:
     previous cell ("Response target: 30 minutes; Resolution target: 8 hours") or sentence
     ("... kept the old archive path. For ten weeks it deleted nothing": "For")."""
     return re.split(r";|(?<=[a-z0-9)][.!?])\s+(?=[A-Z])", text[: value.start])[-1]
+
+
+def _labelled_most(
+    terms: frozenset[str], found: Sequence[vals.Value], labels: Sequence[str]
+) -> list[vals.Value]:
+    """The values whose labels (`labels`, one per value) share the most of `terms`; all of
+    them when no label shares any."""
+    shared = [len(words.matching(terms, words.terms(label))) for label in labels]
+    most = max(shared, default=0)
+    return [v for v, n in zip(found, shared, strict=True) if n == most]
+
+
+def _covers(terms: frozenset[str], weights: dict[str, float], scored: Scored) -> float:
+    """The share of `terms` a unit states, itself or in the words around it."""
+    return coverage(
+        terms, weights, unit_terms(scored.unit), context_terms(scored.source, scored.unit)
+    )
 
 
 def _named_value(question: Question, text: str, found: Sequence[vals.Value]) -> vals.Value | None:
@@ -2056,7 +2072,7 @@ def _answerable(
                 s,
                 coverage=max(
                     s.coverage,
-                    coverage(whole, subject, unit_terms(s.unit), context_terms(s.source, s.unit)),
+                    _covers(whole, subject, s),
                 ),
             )
             for s in candidates
@@ -2080,19 +2096,15 @@ def _earlier_row(
     """The unit of the document the answer before led with that states more than one value
     of the kind now asked (a priority's response and restore targets) and most of what that
     answer was about (`MIN_COVERAGE` of its subject): a follow-up asking for another of them."""
-
-    def of_earlier(s: Scored) -> float:
-        return coverage(earlier_terms, weights, unit_terms(s.unit), context_terms(s.source, s.unit))
-
     theirs = [
-        s
+        (_covers(earlier_terms, weights, s), s)
         for s in ranked
         if s.source.hit.slug == earlier_lead
         and len(s.values) > 1
         and names_present(question.names, s.source, s.unit)
     ]
-    best = max(theirs, key=of_earlier, default=None)
-    return best if best is not None and of_earlier(best) >= MIN_COVERAGE else None
+    share, best = max(theirs, key=lambda pair: pair[0], default=(0.0, None))
+    return best if share >= MIN_COVERAGE else None
 
 
 _YEAR_IN_TEXT = re.compile(r"(?<![\w-])(?:1[5-9]|20)\d{2}(?![\w-])")
@@ -2110,8 +2122,7 @@ def _of_another_year(question: Question, years: frozenset[int], scored: Scored) 
     text = scored.unit.text
     found = [v for v in scored.values or vals.values_in(text) if v.kind in COMPARABLE - {vals.DATE}]
     asked = question.terms - words.terms(" ".join(question.names))  # not the row's name
-    shared = [len(words.matching(asked, words.terms(label_of(text, v)))) for v in found]
-    found = [v for v, n in zip(found, shared, strict=True) if n == max(shared)]
+    found = _labelled_most(asked, found, [label_of(text, v) for v in found])
     if not found:
         return False
     for value in found:
