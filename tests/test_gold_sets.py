@@ -15,7 +15,7 @@ SETS = sorted(p.parent.name for p in ANSWERS.glob("*/check_gold.py"))
 
 
 def test_every_gold_set_has_its_check():
-    assert SETS == ["encyclopedia", "northmill", "riverside", "windward"]
+    assert SETS == ["encyclopedia", "northmill", "riverside", "tidewater", "windward"]
 
 
 @pytest.mark.parametrize("name", SETS)
