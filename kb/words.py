@@ -372,6 +372,37 @@ def respelled(text: str) -> str:
     return _LOWER_WORD.sub(lambda m: _meant(m.group(0)), text)
 
 
+NAME_RARE = 3.5  # a word the documents write as a name is rarer in English than this (Zipf)
+_MID_SENTENCE = re.compile(r"[a-z0-9,;]\s+$")
+
+
+def written_as_names(text: str, documents: Iterable[str]) -> tuple[str, ...]:
+    """The lower-case words of `text` the documents write only as a name ("brekken" where
+    they say "Brekken Ridge"), as they write them: capitalised, at least once inside a
+    sentence, never in lower case, and rare in English. A person types names in lower case;
+    the documents say which words are names."""
+    asked = [
+        word
+        for word in dict.fromkeys(re.findall(r"(?<![\w'’-])[a-z]{3,}(?![\w-])", text))
+        if word not in STOPWORDS and _zipf(word) < NAME_RARE
+    ]
+    if not asked:
+        return ()
+    said = [fold(doc) for doc in documents]
+    found = []
+    for word in asked:
+        pattern = re.compile(rf"(?<![\w-]){word}(?![\w-])", re.IGNORECASE)
+        written = [(doc, m) for doc in said for m in pattern.finditer(doc)]
+        named = [doc[m.start() : m.end()] for doc, m in written if doc[m.start()].isupper()]
+        inside = any(
+            doc[m.start()].isupper() and _MID_SENTENCE.search(doc[: m.start()][-40:])
+            for doc, m in written
+        )
+        if written and len(named) == len(written) and inside and not named[0].isupper():
+            found.append(named[0])
+    return tuple(found)
+
+
 @lru_cache(maxsize=65536)
 def english_weight(word: str) -> float:
     """How much a word says on its own, by how common it is in English (wordfreq's Zipf

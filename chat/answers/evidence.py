@@ -1650,6 +1650,14 @@ def build_brief(
     if not units:
         return EvidenceBrief(question=question, answerable=False, refusal="no quotable text")
     texts = [u.words for _, u in units]
+    # "the brekken techs": a name typed in lower case is the name the documents write (not
+    # a word capitalised because it opens a title: "as required by Lockout/tagout for ...")
+    titles = sorted({s.hit.title for s in usable} | set((link_titles or {}).values()), key=len)
+    typed_names = words.written_as_names(
+        question.text, [_without(u.text, titles[::-1]) for _, u in units]
+    )
+    if typed_names:
+        question = replace(question, names=(*question.names, *typed_names))
     # (a second question's words weigh only where the answer looks for its second part)
     wanted = question.terms | earlier_terms | question.then
     weights = term_weights(texts, wanted)
@@ -1924,6 +1932,13 @@ def build_brief(
     )
 
 
+def _without(text: str, titles: Sequence[str]) -> str:
+    for title in titles:
+        if title:
+            text = text.replace(title, " ")
+    return text
+
+
 def _about_rejected(
     question: Question, ranked: Sequence[Scored], subject: dict[str, float]
 ) -> frozenset[int]:
@@ -2024,7 +2039,7 @@ def _answerable(
         s
         for s in ranked
         if (s.values or not question.specific)
-        and names_present(question.names, s.source, s.unit)
+        and (names_present(question.names, s.source, s.unit) or _held_there(question, s, ranked))
         and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
     ]
     if not candidates:
@@ -2084,6 +2099,16 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _held_there(question: Question, scored: Scored, ranked: Sequence[Scored]) -> bool:
+    """A role that answers who, said of every site ("the site manager of that wind farm"),
+    answers for the site the question names when the evidence names that site: who holds the
+    role there is looked for next ("Tor Eriksen - Site Manager, Brekken Ridge", _holders)."""
+    if question.kind != PERSON or not any(vals.is_role(v) for v in scored.values):
+        return False
+    named = {name for other in ranked for name in names_in(question.names, other.unit.text)}
+    return named == set(question.names)
 
 
 def _earlier_row(

@@ -2948,3 +2948,39 @@ def test_the_key_of_a_row_whose_column_names_the_identifier_is_it():
     text = compose(brief)
     assert brief.answerable and text.startswith("NV-12200"), text
     assert "860" in text, text
+
+
+def test_a_name_typed_in_lower_case_is_the_name_the_documents_write():
+    # "brekken" is Brekken wherever the documents say it: the value must be said of it, not
+    # of the two sites together in the next section
+    allowance = hit(1, "# Technician on-call allowance\n\n## Background\n\nThe farm at Brekken "
+                    "Ridge pays a fixed monthly amount to four technicians who share the rota.\n\n## Cost"
+                    "\n\nFor 8 rota weeks per month across two sites, the allowance costs about "
+                    "EUR 87,000 per year, paid monthly.\n", title="Technician on-call allowance")  # fmt: skip
+    # (a name the knowledge base says often weighs little: Brekken is a whole wind farm)
+    weights = {"payment": 4.0, "tech": 4.0, "fixed": 2.0, "monthly": 2.0, "brekken": 1.0}
+    assert not _brief("how much is the fixed monthly on-call payment the brekken techs get?",
+                      allowance, weights=weights).answerable  # fmt: skip
+    assert _brief("how much does the on-call allowance cost per year?", allowance).answerable
+    # a word the documents also write in lower case, or a common English word, stays a word
+    assert words.written_as_names("the rota at brekken", ["at Brekken Ridge"]) == ("Brekken",)
+    assert words.written_as_names("the cost of it", ["so the Cost pays"]) == ()
+    assert words.written_as_names("who is larkspur", ["so Larkspur went live. larkspur"]) == ()
+    # ...nor a word capitalised because it opens a title the text names
+    climb = hit(1, "# Climbing\n\nIsolate the turbine as required by Lockout/tagout for turbine "
+                "work, then climb.\n", title="Climbing")  # fmt: skip
+    loto = hit(2, "# Lockout/tagout for turbine work\n\nEffective: 1 April 2025.\n",
+               title="Lockout/tagout for turbine work")  # fmt: skip
+    assert _brief("when did the new lockout procedure start?", climb, loto).question.names == ()
+
+
+def test_a_role_said_of_every_site_is_held_at_the_site_asked_about_by_its_holder():
+    # the procedure names the role; who's who names who holds it at Brekken
+    lock = hit(1, "# Abandoned locks\n\nAn abandoned lock is cut by the site manager of that "
+               "wind farm.\n", title="Abandoned locks")  # fmt: skip
+    people = hit(2, "# Who's who\n\n- **Tor Eriksen** - Site Manager, Brekken Ridge\n"
+                 "- **Fiona MacLeod** - Site Manager, Carn Dubh\n", title="Who's who")  # fmt: skip
+    brief = _brief("who cuts an abandoned lock at brekken?", lock, people)
+    assert brief.answerable and "Tor Eriksen" in compose(brief)
+    # a place nobody holds the role at is still a near miss
+    assert not _brief("who cuts an abandoned lock at sollia?", lock, people).answerable
