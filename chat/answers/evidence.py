@@ -56,6 +56,7 @@ from chat.answers.units import (
     STATUS,
     Unit,
     asks,
+    chat_message,
     heading_context,
     refers_back,
     reports_a_question,
@@ -72,6 +73,7 @@ TRUST_ACCEPTED = 3
 TRUST_REVIEW = 2
 TRUST_UNCURATED = 1  # notes, blog posts, chat exports, drafts
 TRUST_HISTORY = 0  # superseded, deprecated, archived
+CHAT_DISCOUNT = 0.5  # a chat message is trusted half a tier less than its source (said_trust)
 
 # How far below the best unit a more trusted source's unit may score and still lead (per tier
 # of trust between them when they state a value; see _trust_margin): the same statement from
@@ -256,6 +258,13 @@ def trust(source: PromptSource) -> int:
     if status == CanonicalStatus.REVIEW:
         return TRUST_REVIEW
     return TRUST_UNCURATED
+
+
+def said_trust(scored: Scored) -> float:
+    """The trust of what a unit says: its source's tier, less CHAT_DISCOUNT for a message
+    typed in a chat. Neither a chat export nor an uploaded procedure is a curated record, but
+    a chat line does not stand level with a written procedure."""
+    return trust(scored.source) - (CHAT_DISCOUNT if chat_message(scored.unit) else 0.0)
 
 
 def _label(source: PromptSource) -> str:
@@ -529,11 +538,11 @@ def _disagreements(
         return _covers(earlier_terms, weights, s)
 
     named = _own_names(question, lead)
-    lead_trust = trust(lead.source)
+    lead_trust = said_trust(lead)
     found: list[Disagreement] = []
     seen: set[int] = {lead.document_id}
     for other in ranked[:MAX_CONTENDERS]:
-        if other.document_id in seen or trust(other.source) >= lead_trust:
+        if other.document_id in seen or said_trust(other) >= lead_trust:
             continue
         if other.source.block == "rejected":
             continue
@@ -740,10 +749,7 @@ def trusted_instead(
     """A supporting unit from a more trusted source that states the lead's thing with another
     value (the accepted runbook's 35 days quoted after a meeting note's 14 days)."""
     for other in support:
-        if (
-            trust(other.source) <= trust(lead.source)
-            or _different_value(lead, other, question) is None
-        ):
+        if said_trust(other) <= said_trust(lead) or _different_value(lead, other, question) is None:
             continue
         if similar(lead, other) >= SAME_THING:
             return other
@@ -1081,7 +1087,7 @@ def _supporting(
         if reasons_of is not None:
             if other.document_id != reasons_of or not in_reason_section(other.source, other.unit):
                 continue
-        elif trust(other.source) < trust(lead.source) or other.source.block == "rejected":
+        elif said_trust(other) < said_trust(lead) or other.source.block == "rejected":
             continue
         if trust(other.source) == TRUST_HISTORY and not question.asks_past:
             continue  # history supports only a question about the past

@@ -168,6 +168,8 @@ _NEEDS = (
 _NEEDS_Q = re.compile(rf"\b(?:{_NEEDS})\b", re.I)
 _LIST_WORDS = re.compile(
     r"\b(?:list|checklist|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of|"
+    # "what (actually) changed", "what is different": every change
+    r"what\s+(?:\w+\s+)?(?:has\s+|have\s+)?changed|what\s+is\s+different|"
     rf"{_NEEDS})\b",
     re.I,
 )
@@ -507,6 +509,11 @@ def _claim(text: str) -> tuple[str, str]:
     for sentence in _SENTENCES.split(text):
         reported = _REPORTED.match(sentence)
         said = sentence[reported.end() :] if reported else ""
+        if said and kept and kept[-1].rstrip().endswith("?"):
+            # "How many pipe volumes do we flush? Jason reckons one is plenty": the question
+            # is asked; what someone reckons after it is a claim it checks, not its subject
+            claims.append(said)
+            continue
         if said and any(v.kind in values.NUMERIC_KINDS for v in values.values_in(said)):
             claims.append(said)
             for value in reversed(values.values_in(said)):
@@ -677,7 +684,8 @@ def _names(text: str) -> tuple[str, ...]:
     body = re.sub(r"^\s*\W*\w+", " ", text)  # the first word is capitalised anyway
     for match in re.finditer(r"[A-ZÀ-ÖØ-Þ][\w'’-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’-]*)*", body):
         name = _CODE_PLURAL.sub(r"\1", match.group(0))
-        if name.lower() not in {"i", "i'm", "i've"}:
+        # (a word typed in capitals for emphasis, "when do we HAVE to", names nothing)
+        if name.lower() not in {"i", "i'm", "i've"} and name.lower() not in words.STOPWORDS:
             found.append(name)
     for match in re.finditer(r"(?<![\w.])\d[\w.,/-]*", text):
         found.append(match.group(0).rstrip(".,"))

@@ -120,6 +120,19 @@ _GENERIC_COLUMNS = frozenset(
 )
 
 
+# A message of a chat export: a time stamp, then who wrote it ("[2026-01-13 12:06] Jason
+# Kerr: ...", "13/01/2026, 12:06 - Jason Kerr: ...").
+_CHAT_MESSAGE = re.compile(
+    r"^\s*\[?\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4},?\s+\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–]?\s*"
+    r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3}:\s"
+)
+
+
+def chat_message(unit: Unit) -> bool:
+    """Whether the unit is a message someone typed in a chat (by its time stamp and sender)."""
+    return bool(_CHAT_MESSAGE.match(unit.bare or unit.text))
+
+
 def reports_a_question(unit: Unit) -> bool:
     """Whether the unit tells of a question someone asked (a meeting note's "X asked
     whether ..."): the words it shares with a question are the question's, not an answer."""

@@ -2984,3 +2984,38 @@ def test_a_role_said_of_every_site_is_held_at_the_site_asked_about_by_its_holder
     assert brief.answerable and "Tor Eriksen" in compose(brief)
     # a place nobody holds the role at is still a near miss
     assert not _brief("who cuts an abandoned lock at sollia?", lock, people).answerable
+
+
+def test_a_word_typed_in_capitals_for_emphasis_is_no_name():
+    assert read_question("after a repair when do we HAVE to take samples?").names == ()
+    assert read_question("is it ok to NOT wear a harness?").names == ()
+    assert read_question("what does the MES do?").names == ("MES",)
+
+
+def test_what_someone_reckons_after_the_question_is_a_claim_not_its_subject():
+    asked = read_question(
+        "How many pipe volumes do we flush after fixing a small main? Jason reckons one is plenty"
+    )
+    assert asked.names == ()
+    assert not {"jason", "plenty", "reckon"} & asked.terms
+    assert {"pipe", "flush", "main"} <= {t[:5] for t in asked.terms} | asked.terms
+
+
+def test_a_chat_message_is_trusted_less_than_an_uploaded_procedure():
+    # neither is a curated record; what someone typed in a chat still does not stand level
+    # with a written procedure: it is named as disagreeing, not quoted beside it as support
+    procedure = hit(1, "# Mains repair hygiene\n\n## Flushing\n\nFlush through a hydrant "
+                    "downstream of the repair for at least 3 pipe volumes, whatever the size "
+                    "of the main.\n", title="Mains repair hygiene")  # fmt: skip
+    chat = hit(2, "[2026-01-13 12:06] Jason Kerr: 1 pipe volume is plenty to flush a main after "
+               "a repair\n"
+               "[2026-01-13 12:09] Ann Lee: ok\n", title="Chat network crews north")  # fmt: skip
+    brief = _brief("how many pipe volumes do we flush on a main after a repair?", chat, procedure)
+    assert brief.lead.source.hit.slug == procedure.slug
+    assert [d.other.source.hit.slug for d in brief.disagreements] == [chat.slug]
+
+
+def test_what_changed_asks_for_every_change():
+    assert read_question("What actually changed when WQ-05 went from rev 3 to rev 4?").wants_list
+    assert read_question("what's different in the new lockout procedure?").wants_list
+    assert not read_question("when did the lockout procedure change?").wants_list
