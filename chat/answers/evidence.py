@@ -943,8 +943,7 @@ def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored])
 
     def cells(row: Scored) -> list[tuple[str, float]]:
         out = []
-        for cell in row.unit.bare.partition(" — ")[2].split("; "):
-            label, _, value = cell.partition(": ")
+        for label, value in _row_cells(row.unit):
             # a number, with its currency or unit ("EUR 96,000", "97.8%", "1,250 kVA")
             number = re.fullmatch(
                 r"\s*(?:[€$£]|[A-Z]{3}\s)?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(?:%|[A-Za-z]{1,4})?\s*",
@@ -970,6 +969,41 @@ def _superlative_row(question: Question, lead: Scored, ranked: Sequence[Scored])
         return lead
     pick = max if question.superlative == MOST else min
     return pick(valued, key=lambda pair: pair[0])[1]
+
+
+def _row_cells(unit: Unit) -> list[tuple[str, str]]:
+    """A table row's cells after its first (its key), as (column label, value)."""
+    return [
+        (label, value)
+        for label, _, value in (
+            cell.partition(": ") for cell in unit.bare.partition(" — ")[2].split("; ")
+        )
+    ]
+
+
+def _another_row_named(question: Question, row: Scored, ranked: Sequence[Scored]) -> bool:
+    """A row of a table whose cell in some column states some words of the question while
+    another row's cell in that column states those and more ("Granular activated carbon" and
+    "Powdered activated carbon" for "powdered activated carbon"): the question names the
+    other row, and this one's values are not about what it asks."""
+    if row.unit.kind != "row":
+        return False
+    key = _list_key(row)
+    mine = dict(_row_cells(row.unit))
+    whole = words.matching(question.terms, unit_terms(row.unit))
+    for other in ranked:
+        if other.unit.kind != "row" or other.unit == row.unit or _list_key(other) != key:
+            continue
+        for label, value in _row_cells(other.unit):
+            if label not in mine:
+                continue
+            said = words.matching(question.terms, words.terms(mine[label]))
+            theirs = words.matching(question.terms, words.terms(value))
+            # (what the other cell says more, this row says nowhere: "Harbour House,
+            # replicated to Ambrook" names no other row than one whose notes say Harbour House)
+            if said and said < theirs and not (theirs - said) & whole:
+                return True
+    return False
 
 
 def _answers_with_list(question: Question, lead: Scored, weights: dict[str, float]) -> bool:
@@ -2047,6 +2081,7 @@ def _answerable(
         if (s.values or not question.specific)
         and (names_present(question.names, s.source, s.unit) or _held_there(question, s, ranked))
         and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
+        and not _another_row_named(question, s, ranked)
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"

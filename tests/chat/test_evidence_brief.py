@@ -3019,3 +3019,27 @@ def test_what_changed_asks_for_every_change():
     assert read_question("What actually changed when WQ-05 went from rev 3 to rev 4?").wants_list
     assert read_question("what's different in the new lockout procedure?").wants_list
     assert not read_question("when did the lockout procedure change?").wants_list
+
+
+def test_a_row_is_not_answered_for_the_thing_another_row_names():
+    # the question names the powdered carbon's row, which is not at Kestle Moor: a near miss,
+    # not the granular carbon's lead time
+    table = hit(1, "# Chemicals 2026\n\n| Code | Chemical | Site | Lead time |\n|---|---|---|---|\n"
+                "| TC-150 | Granular activated carbon, virgin | Kestle Moor WTW | 42 days |\n"
+                "| TC-151 | GAC reactivation service | Kestle Moor WTW | 28 days |\n"
+                "| TC-152 | Powdered activated carbon | Ambrook WTW | 7 days |\n",
+                title="Chemicals 2026")  # fmt: skip
+    assert not _brief("lead time for powdered activated carbon at Kestle Moor?", table).answerable
+    assert "7 days" in compose(_brief("lead time for powdered activated carbon at Ambrook?", table))
+    assert "42 days" in compose(
+        _brief("lead time for granular activated carbon at Kestle Moor?", table)
+    )
+    # ...but a row that says the other cell's words in another column is still about them
+    servers = hit(2, "# Servers\n\n| Server | Where | Notes |\n|---|---|---|\n"
+                  "| MER03 | Ambrook WTW | Takes over within 2 minutes if Harbour House is lost |\n"
+                  "| Historian | Harbour House, replicated to Ambrook | Stores every value |\n",
+                  title="Servers")  # fmt: skip
+    answer = _brief(
+        "if harbour house is lost how long until the ambrook server takes over?", servers
+    )
+    assert "2 minutes" in compose(answer)
