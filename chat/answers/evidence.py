@@ -989,7 +989,10 @@ def _another_row_named(question: Question, row: Scored, ranked: Sequence[Scored]
     if row.unit.kind != "row":
         return False
     key = _list_key(row)
-    mine = dict(_row_cells(row.unit))
+    mine = {
+        label: words.matching(question.terms, words.terms(value))
+        for label, value in _row_cells(row.unit)
+    }
     whole = words.matching(question.terms, unit_terms(row.unit))
     for other in ranked:
         if other.unit.kind != "row" or other.unit == row.unit or _list_key(other) != key:
@@ -997,7 +1000,7 @@ def _another_row_named(question: Question, row: Scored, ranked: Sequence[Scored]
         for label, value in _row_cells(other.unit):
             if label not in mine:
                 continue
-            said = words.matching(question.terms, words.terms(mine[label]))
+            said = mine[label]
             theirs = words.matching(question.terms, words.terms(value))
             # (what the other cell says more, this row says nowhere: "Harbour House,
             # replicated to Ambrook" names no other row than one whose notes say Harbour House)
@@ -1692,9 +1695,12 @@ def build_brief(
     texts = [u.words for _, u in units]
     # "the brekken techs": a name typed in lower case is the name the documents write (not
     # a word capitalised because it opens a title: "as required by Lockout/tagout for ...")
-    titles = sorted({s.hit.title for s in usable} | set((link_titles or {}).values()), key=len)
+    titles = sorted(
+        {s.hit.title for s in usable} | set((link_titles or {}).values()), key=len, reverse=True
+    )
     typed_names = words.written_as_names(
-        question.text, [_without(u.text, titles[::-1]) for _, u in units]
+        question.text,
+        (_without(u.text, titles) for _, u in units),  # read only if needed
     )
     if typed_names:
         question = replace(question, names=(*question.names, *typed_names))
@@ -2075,11 +2081,15 @@ def _answerable(
     numbers alone ("35", "2024?") names no subject: every unit holding the number covers it."""
     if question.terms and all(term[:1].isdigit() for term in question.terms) and not earlier_terms:
         return False, "the question names no subject"
+    held_there = _held_there(question, ranked)
     candidates = [
         s
         for s in ranked
         if (s.values or not question.specific)
-        and (names_present(question.names, s.source, s.unit) or _held_there(question, s, ranked))
+        and (
+            names_present(question.names, s.source, s.unit)
+            or (held_there and any(vals.is_role(v) for v in s.values))
+        )
         and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
         and not _another_row_named(question, s, ranked)
     ]
@@ -2142,11 +2152,12 @@ def _answerable(
     return False, "no source states what the question asks about its subject"
 
 
-def _held_there(question: Question, scored: Scored, ranked: Sequence[Scored]) -> bool:
-    """A role that answers who, said of every site ("the site manager of that wind farm"),
-    answers for the site the question names when the evidence names that site: who holds the
-    role there is looked for next ("Tor Eriksen - Site Manager, Brekken Ridge", _holders)."""
-    if question.kind != PERSON or not any(vals.is_role(v) for v in scored.values):
+def _held_there(question: Question, ranked: Sequence[Scored]) -> bool:
+    """Whether a role that answers who, said of every site ("the site manager of that wind
+    farm"), answers for the site the question names: the evidence names that site, and who
+    holds the role there is looked for next ("Tor Eriksen - Site Manager, Brekken Ridge",
+    _holders)."""
+    if question.kind != PERSON or not question.names:
         return False
     named = {name for other in ranked for name in names_in(question.names, other.unit.text)}
     return named == set(question.names)
