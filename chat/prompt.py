@@ -52,6 +52,10 @@ class PromptSource:
     n: int
     hit: SearchHit
     block: Block
+    # the names the document's opening paragraph lists, when a source of the answer holds
+    # it: what the document covers ("This standard applies at Kestle Moor, Ambrook and
+    # Fenwick Springs WTW.")
+    covers: str = ""
 
     @property
     def about(self) -> str:

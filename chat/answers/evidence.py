@@ -293,6 +293,45 @@ def _topical_rejected(sources: Sequence[PromptSource], terms: frozenset[str]) ->
     }
 
 
+OPENING_CHARS = 600  # a document's opening paragraph: a few sentences, not a section
+# A list of names: capitalised runs joined by commas and "and" / "or" ("Kestle Moor, Ambrook
+# and Fenwick Springs WTW").
+_CAPITALISED_RUN = r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*"
+_NAME_LIST = re.compile(
+    rf"{_CAPITALISED_RUN}(?:,\s+{_CAPITALISED_RUN})*,?\s+(?:and|or)\s+{_CAPITALISED_RUN}"
+    rf"|{_CAPITALISED_RUN}(?:,\s+{_CAPITALISED_RUN})+"
+)
+
+
+def _with_openings(
+    units: list[tuple[PromptSource, Unit]],
+) -> list[tuple[PromptSource, Unit]]:
+    """The units with their sources told the names their document's opening paragraph lists,
+    where a source of the answer holds it (the sentences of the first section of its first
+    chunk, under its title before any other heading). A document that opens by listing the
+    places or things it applies to covers each of them in all its parts: a row of its table
+    need not repeat the sites. A name its opening only mentions ("until the Quebec Bridge
+    was completed") is not what it covers."""
+    firsts: dict[int, str] = {}
+    openings: dict[int, list[str]] = {}
+    for source, unit in units:
+        if source.hit.chunk_order != 0 or source.block == "rejected":
+            continue
+        first = firsts.setdefault(source.hit.document_id, unit.section)
+        if unit.section == first and unit.kind == "sentence":
+            openings.setdefault(source.hit.document_id, []).append(unit.text)
+    covers = {
+        document: " ".join(m.group(0) for m in _NAME_LIST.finditer(" ".join(texts)[:OPENING_CHARS]))
+        for document, texts in openings.items()
+    }
+    covers = {document: listed for document, listed in covers.items() if listed}
+    if not covers:
+        return units
+    sources = {s.n: s for s, _ in units if s.hit.document_id in covers}
+    told = {n: replace(s, covers=covers[s.hit.document_id]) for n, s in sources.items()}
+    return [(told.get(s.n, s), u) for s, u in units]
+
+
 def _units(
     sources: Sequence[PromptSource], link_titles: dict[str, str], question: Question
 ) -> list[tuple[PromptSource, Unit]]:
@@ -1688,7 +1727,7 @@ def build_brief(
     usable = [s for s in sources if s.block != "rejected" or s.hit.document_id in topical]
     # an index page's units count too (a who's-who page is one), behind the others
     # (scoring.INDEX_PAGE)
-    units = _units(usable, link_titles or {}, question)
+    units = _with_openings(_units(usable, link_titles or {}, question))
     rejected = tuple(s for s in sources if s.block == "rejected" and s.hit.document_id in topical)
     if not units:
         return EvidenceBrief(question=question, answerable=False, refusal="no quotable text")

@@ -797,7 +797,7 @@ _CONTRACTIONS = re.compile(r"\b(what|who|how|where|when|why|which|that|it|there)
 REQUEST_WORDS = frozenset(
     words.terms(
         "need needs get gets got want wants use used using sorted exactly actually really please "
-        "know tell find give make happen happens say says supposed allowed able "
+        "know tell find give make happen happens say says supposed meant allowed able "
         "ok okay fine right correct true"
     )
 )

@@ -533,7 +533,7 @@ def score_unit(
     units: the words that tell them apart); `subject_weights` measure how much of the
     question's subject a unit states (IDF over the corpus, times rarity in English)."""
     own = unit_terms(unit)
-    around = context_terms(source, unit)
+    around = context_terms(source, unit) | _named_in_opening(question, source)
     # a sentence's: the one its pronoun refers to; an item's: its lead-in, and the sentence
     # that announced its list
     lead_in = words.terms(f"{unit.context} {unit.intro}")
@@ -619,6 +619,16 @@ def score_unit(
     )
 
 
+def _named_in_opening(question: Question, source: PromptSource) -> frozenset[str]:
+    """The terms of the question's names among those its document's opening lists as what
+    it covers ("applies at Kestle Moor, Ambrook and ..."): each of its units is about them.
+    The opening's other words are not."""
+    if not question.names or not source.covers:
+        return frozenset()
+    named = names_in(question.names, source.covers)
+    return words.terms(" ".join(named)) if named else frozenset()
+
+
 # Capitalised words that qualify rather than name (Canadian, Finnish, Swedish): a nationality.
 _YEAR = re.compile(
     r"^(?:1[0-9]{3}|20[0-9]{2})s?$|^(?:January|February|March|April|May|June|July|August|"
@@ -646,7 +656,8 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
     the question's names: question._qualifiers.)"""
     hit = source.hit
     around = (
-        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about}"
+        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about} "
+        f"{source.covers}"
     )
     peoples = [name for name in names if DEMONYM.match(name)]
     if not all(_people_stated(name, f"{hit.title} {hit.text}") for name in peoples):

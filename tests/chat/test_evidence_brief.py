@@ -3043,3 +3043,44 @@ def test_a_row_is_not_answered_for_the_thing_another_row_names():
         "if harbour house is lost how long until the ambrook server takes over?", servers
     )
     assert "2 minutes" in compose(answer)
+
+
+CHLORINE_STANDARD = """# Final water chlorine control
+
+This standard applies at Kestle Moor, Ambrook and Fenwick Springs WTW. It replaces revision 3.
+
+## What changed from revision 3
+
+| Change | Revision 3 | Revision 4 (now) |
+|---|---|---|
+| Manual analyser check | Weekly | Daily, including weekends |
+| Check instrument | Colour comparator | Photometer |
+"""
+
+
+def test_a_document_that_opens_by_listing_its_sites_covers_each_of_them():
+    standard = hit(1, CHLORINE_STANDARD, title="Final water chlorine control",
+                   canonical_type="standard", canonical_status="accepted", slug="wq-05")  # fmt: skip
+    question = "how often are we meant to check the chlorine analysers at kestle moor against a manual reading?"
+    assert "meant" not in " ".join(read_question(question).terms)  # "are we meant to": a request
+    brief = _brief(question, standard)
+    assert brief.answerable, brief.refusal
+    assert "Daily" in compose(brief)
+
+
+FORTH_BRIDGE = """# Forth Bridge
+
+The Forth Bridge is a cantilever railway bridge across the Firth of Forth in Scotland. It held
+the longest cantilever span in the world until the Quebec Bridge in Canada was completed in
+1917.
+
+## Design
+
+The bridge was designed by the engineers Sir John Fowler and Sir Benjamin Baker.
+"""
+
+
+def test_a_name_the_opening_only_mentions_is_not_what_the_document_covers():
+    article = hit(1, FORTH_BRIDGE, title="Forth Bridge", slug="forth-bridge")
+    assert not _brief("Who designed the Quebec Bridge?", article).answerable
+    assert "Fowler" in compose(_brief("Who designed the Forth Bridge?", article))
