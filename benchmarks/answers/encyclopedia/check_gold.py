@@ -6,10 +6,13 @@ Usage:  python check_gold.py            # structural + fact checks, exits non-ze
 """
 
 import collections
-import json
 import re
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/answers: corpus_tools
+
+from corpus_tools.gold import occurs, plain_boundaries, read_splits, repeated_questions
 
 HERE = Path(__file__).resolve().parent
 DOCS = HERE / "docs"
@@ -75,26 +78,10 @@ print(f"{len(docs)} articles")
 
 
 # ---- questions -------------------------------------------------------------
-def load(name):
-    rows = []
-    for i, line in enumerate((HERE / name).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            err(f"{name}:{i} blank line")
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            err(f"{name}:{i} invalid JSON: {e}")
-    return rows
-
-
-dev, held, gold = load("DEV.jsonl"), load("HELDOUT.jsonl"), load("gold.jsonl")
-if gold != dev + held:
-    err("gold.jsonl is not DEV.jsonl + HELDOUT.jsonl")
-seen = collections.Counter(r["q"].strip().lower() for r in gold)
-for q, c in seen.items():
-    if c > 1:
-        err(f"duplicate question: {q}")
+splits = read_splits(HERE, errors)
+dev, held, gold = splits["DEV"], splits["HELDOUT"], splits["gold"]
+for q in repeated_questions(gold):
+    err(f"duplicate question: {q}")
 
 for split, rows in (("DEV", dev), ("HELDOUT", held)):
     for r in rows:
@@ -134,7 +121,7 @@ for split, rows in (("DEV", dev), ("HELDOUT", held)):
                 elif (
                     re.match(r"\w", p)
                     and re.search(r"\w$", p)
-                    and not re.search(r"\b" + re.escape(p) + r"\b", text, re.IGNORECASE)
+                    and not occurs(p, text, plain_boundaries)
                 ):
                     err(f"{tag}: phrasing {p!r} fails a plain \\b match")
 

@@ -1,26 +1,24 @@
 """Regenerate the PDF and Word documents of the Northmill Foods corpus.
 
-All text lives in this file. Output is written to docs/ next to this script and is
-byte-for-byte reproducible (fixed creation dates, fixed zip timestamps).
-
     .venv/bin/python benchmarks/answers/northmill/build_binaries.py
+
+The text of the raw material specification summary and the shift pay policy (PDF), the supplier
+scorecard, the Hollin Bridge cleaning schedule and the glass breakage procedure (Word) lives
+here; benchmarks/answers/corpus_tools/binaries.py writes them to docs/, byte-identically.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-import docx
-import fpdf
-from docx.shared import Pt
-from fpdf.enums import TableCellFillMode
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/answers: corpus_tools
 
-DOCS = Path(__file__).resolve().parent / "docs"
+from corpus_tools.binaries import DocxContent, DocxTable, PdfSections, PdfTable, build, with_totals
+
 FIXED_DATE = datetime(2026, 1, 12, 9, 0, 0, tzinfo=UTC)
-CREATOR = "Northmill Foods build_binaries.py"
+COMPANY = "Northmill Foods"  # names the creator and heads each PDF footer
 
 # --------------------------------------------------------------------------------------
 # 1. Raw material specification summary (PDF, table continuing over two pages)
@@ -299,52 +297,20 @@ SPEC_FOOTNOTE = (
 )
 
 
-def _footer_factory(label: str):
-    def footer(self: fpdf.FPDF) -> None:
-        self.set_y(-12)
-        self.set_font("Helvetica", "I", 8)
-        self.cell(0, 6, f"{label} - page {self.page_no()} of {{nb}}", align="C")
-
-    return footer
-
-
-def build_spec_summary() -> None:
-    class SpecPDF(fpdf.FPDF):
-        footer = _footer_factory("Northmill Foods - QA-RMS-2026")
-
-    pdf = SpecPDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(SPEC_TITLE)
-    pdf.set_subject("Approved raw materials: supplier, allergens, storage and shelf life")
-    pdf.set_author("Sian Morgan, Group Food Safety & Quality Manager")
-    pdf.set_creator(CREATOR)
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(12, 16, 12)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 16)
-    pdf.multi_cell(0, 8, SPEC_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 10)
-    for para in SPEC_INTRO:
-        pdf.multi_cell(0, 5, para, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(2)
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 8.5)
-    with pdf.table(
-        col_widths=(16, 37, 35, 31, 36, 15, 16),
-        text_align=("LEFT", "LEFT", "LEFT", "LEFT", "LEFT", "RIGHT", "LEFT"),
-        line_height=5.5,
-        repeat_headings=1,
-        cell_fill_color=(238, 242, 232),
-        cell_fill_mode=TableCellFillMode.ROWS,
-    ) as table:
-        table.row(SPEC_HEADER)
-        for row in SPEC_ROWS:
-            table.row(row)
-    pdf.ln(4)
-    pdf.set_font("Helvetica", "I", 9)
-    pdf.multi_cell(0, 5, SPEC_FOOTNOTE, new_x="LMARGIN", new_y="NEXT")
-    pdf.output(str(DOCS / "raw-material-specifications-2026.pdf"))
+SPEC_SUMMARY = PdfTable(
+    "raw-material-specifications-2026.pdf",
+    title=SPEC_TITLE,
+    subject="Approved raw materials: supplier, allergens, storage and shelf life",
+    author="Sian Morgan, Group Food Safety & Quality Manager",
+    footer="QA-RMS-2026",
+    intro=SPEC_INTRO,
+    header=SPEC_HEADER,
+    rows=SPEC_ROWS,
+    footnote=SPEC_FOOTNOTE,
+    columns=(16, 37, 35, 31, 36, 15, 16),
+    align=("LEFT", "LEFT", "LEFT", "LEFT", "LEFT", "RIGHT", "LEFT"),
+    fill=(238, 242, 232),
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -471,102 +437,15 @@ PAY_SECTIONS: list[tuple[str, list[str]]] = [
 ]
 
 
-def build_pay_policy() -> None:
-    class PayPDF(fpdf.FPDF):
-        footer = _footer_factory("Northmill Foods - HR-POL-04 Shift Pay and Overtime Policy")
-
-    pdf = PayPDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(PAY_TITLE)
-    pdf.set_subject(
-        "Shift patterns, shift premiums, overtime, call-in, on-call and meal allowances"
-    )
-    pdf.set_author("Fiona Gallagher, HR Manager")
-    pdf.set_creator(CREATOR)
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(22, 20, 22)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 17)
-    pdf.multi_cell(0, 9, PAY_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "I", 10)
-    pdf.multi_cell(0, 5.5, PAY_META, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(4)
-    for heading, paragraphs in PAY_SECTIONS:
-        pdf.set_font("Helvetica", "B", 13)
-        pdf.multi_cell(0, 8, heading, new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", "", 11)
-        for para in paragraphs:
-            indent = 6 if para.startswith("- ") else 0
-            pdf.set_x(pdf.l_margin + indent)
-            pdf.multi_cell(0, 6, para, new_x="LMARGIN", new_y="NEXT")
-            pdf.ln(1.5)
-        pdf.ln(3)
-    pdf.output(str(DOCS / "shift-pay-and-overtime-policy.pdf"))
-
-
-# --------------------------------------------------------------------------------------
-# Word helpers
-# --------------------------------------------------------------------------------------
-
-
-def _fixed_core_properties(document: docx.Document, title: str, author: str, subject: str) -> None:
-    props = document.core_properties
-    props.title = title
-    props.author = author
-    props.subject = subject
-    props.last_modified_by = author
-    props.created = FIXED_DATE.replace(tzinfo=None)
-    props.modified = FIXED_DATE.replace(tzinfo=None)
-    props.last_printed = FIXED_DATE.replace(tzinfo=None)
-    props.revision = 1
-    props.comments = "Generated by build_binaries.py"
-
-
-def _save_reproducible(document: docx.Document, path: Path) -> None:
-    """Save with fixed zip timestamps so the bytes are identical on every run."""
-    buffer = io.BytesIO()
-    document.save(buffer)
-    buffer.seek(0)
-    with zipfile.ZipFile(buffer) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for item in src.infolist():
-            info = zipfile.ZipInfo(item.filename, date_time=(2026, 1, 12, 9, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            dst.writestr(info, src.read(item.filename))
-
-
-def _add_table(
-    document: docx.Document, header: tuple[str, ...], rows: list[tuple[str, ...]]
-) -> None:
-    table = document.add_table(rows=1, cols=len(header))
-    table.style = "Table Grid"
-    for cell, text in zip(table.rows[0].cells, header, strict=True):
-        cell.text = text
-        for run in cell.paragraphs[0].runs:
-            run.bold = True
-            run.font.size = Pt(9)
-    for values in rows:
-        cells = table.add_row().cells
-        for cell, text in zip(cells, values, strict=True):
-            cell.text = text
-            for run in cell.paragraphs[0].runs:
-                run.font.size = Pt(9)
-
-
-def _add_content(document: docx.Document, content: list[tuple[str, str]]) -> None:
-    styles = {"bullet": "List Bullet", "num": "List Number", "num2": "List Number 2"}
-    for kind, text in content:
-        if kind == "h0":
-            document.add_heading(text, level=0)
-        elif kind == "h1":
-            document.add_heading(text, level=1)
-        elif kind == "p":
-            document.add_paragraph(text)
-        elif kind in styles:
-            document.add_paragraph(text, style=styles[kind])
-        else:
-            raise ValueError(kind)
+PAY_POLICY = PdfSections(
+    "shift-pay-and-overtime-policy.pdf",
+    title=PAY_TITLE,
+    subject="Shift patterns, shift premiums, overtime, call-in, on-call and meal allowances",
+    author="Fiona Gallagher, HR Manager",
+    footer="HR-POL-04 Shift Pay and Overtime Policy",
+    meta=PAY_META,
+    sections=PAY_SECTIONS,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -652,29 +531,17 @@ SCORECARD_NOTES = [
 ]
 
 
-def build_supplier_scorecard() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        SCORECARD_TITLE,
-        "Lucy Brennan, Procurement & Supplier Quality Manager",
-        "Annual supplier scores for food safety, quality, delivery, responsiveness and price",
-    )
-    document.add_heading(SCORECARD_TITLE, level=0)
-    for para in SCORECARD_INTRO:
-        document.add_paragraph(para)
-    document.add_heading("Scores", level=1)
-    rows = [
-        (name, supplies, *[str(s) for s in scores], str(sum(scores)))
-        for name, supplies, *scores in SCORECARD_ROWS
-    ]
-    _add_table(document, SCORECARD_HEADER, rows)
-    for text, style in SCORECARD_NOTES:
-        if style is None:
-            document.add_heading(text, level=1)
-        else:
-            document.add_paragraph(text, style=style)
-    _save_reproducible(document, DOCS / "supplier-scorecard-2025.docx")
+SUPPLIER_SCORECARD = DocxTable(
+    "supplier-scorecard-2025.docx",
+    title=SCORECARD_TITLE,
+    subject="Annual supplier scores for food safety, quality, delivery, responsiveness and price",
+    author="Lucy Brennan, Procurement & Supplier Quality Manager",
+    intro=SCORECARD_INTRO,
+    section="Scores",
+    header=SCORECARD_HEADER,
+    rows=with_totals(SCORECARD_ROWS),
+    notes=SCORECARD_NOTES,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -844,25 +711,17 @@ CLEANING_NOTES = [
 ]
 
 
-def build_cleaning_schedule() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        CLEANING_TITLE,
-        "Aled Hughes, Technical Manager, Hollin Bridge",
-        "Routine cleaning tasks, frequencies, chemicals and verification for Hollin Bridge lines",
-    )
-    document.add_heading(CLEANING_TITLE, level=0)
-    for para in CLEANING_INTRO:
-        document.add_paragraph(para)
-    document.add_heading("Schedule", level=1)
-    _add_table(document, CLEANING_HEADER, CLEANING_ROWS)
-    for text, style in CLEANING_NOTES:
-        if style is None:
-            document.add_heading(text, level=1)
-        else:
-            document.add_paragraph(text, style=style)
-    _save_reproducible(document, DOCS / "hollin-bridge-cleaning-schedule.docx")
+CLEANING_SCHEDULE = DocxTable(
+    "hollin-bridge-cleaning-schedule.docx",
+    title=CLEANING_TITLE,
+    subject="Routine cleaning tasks, frequencies, chemicals and verification for Hollin Bridge lines",
+    author="Aled Hughes, Technical Manager, Hollin Bridge",
+    intro=CLEANING_INTRO,
+    section="Schedule",
+    header=CLEANING_HEADER,
+    rows=CLEANING_ROWS,
+    notes=CLEANING_NOTES,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -966,70 +825,21 @@ GLASS_CONTENT: list[tuple[str, str]] = [
 ]
 
 
-def build_glass_procedure() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        GLASS_TITLE,
-        "Sian Morgan, Group Food Safety & Quality Manager",
-        "What to do when glass or brittle plastic breaks, and glass register audits",
-    )
-    _add_content(document, GLASS_CONTENT)
-    _save_reproducible(document, DOCS / "glass-and-brittle-plastic-procedure.docx")
-
-
-# --------------------------------------------------------------------------------------
-
-
-def source_texts() -> dict[str, str]:
-    """Plain text of each generated file, by file stem (used by check_gold.py)."""
-    spec = "\n".join(
-        [SPEC_TITLE, *SPEC_INTRO, " | ".join(SPEC_HEADER)]
-        + [" | ".join(r) for r in SPEC_ROWS]
-        + [SPEC_FOOTNOTE]
-    )
-    pay = "\n".join([PAY_TITLE, PAY_META] + [h + "\n" + "\n".join(ps) for h, ps in PAY_SECTIONS])
-    score_rows = [
-        " | ".join([n, s, *[str(x) for x in sc], str(sum(sc))]) for n, s, *sc in SCORECARD_ROWS
-    ]
-    scorecard = "\n".join(
-        [SCORECARD_TITLE, *SCORECARD_INTRO, " | ".join(SCORECARD_HEADER), *score_rows]
-        + [t for t, _ in SCORECARD_NOTES]
-    )
-    cleaning = "\n".join(
-        [CLEANING_TITLE, *CLEANING_INTRO, " | ".join(CLEANING_HEADER)]
-        + [" | ".join(r) for r in CLEANING_ROWS]
-        + [t for t, _ in CLEANING_NOTES]
-    )
-    glass = "\n".join(t for _, t in GLASS_CONTENT)
-    return {
-        "raw-material-specifications-2026": spec,
-        "shift-pay-and-overtime-policy": pay,
-        "supplier-scorecard-2025": scorecard,
-        "hollin-bridge-cleaning-schedule": cleaning,
-        "glass-and-brittle-plastic-procedure": glass,
-    }
-
-
-OUTPUTS = (
-    "raw-material-specifications-2026.pdf",
-    "shift-pay-and-overtime-policy.pdf",
-    "supplier-scorecard-2025.docx",
-    "hollin-bridge-cleaning-schedule.docx",
+GLASS_PROCEDURE = DocxContent(
     "glass-and-brittle-plastic-procedure.docx",
+    subject="What to do when glass or brittle plastic breaks, and glass register audits",
+    author="Sian Morgan, Group Food Safety & Quality Manager",
+    content=GLASS_CONTENT,
 )
 
 
-def main() -> None:
-    DOCS.mkdir(parents=True, exist_ok=True)
-    build_spec_summary()
-    build_pay_policy()
-    build_supplier_scorecard()
-    build_cleaning_schedule()
-    build_glass_procedure()
-    for name in OUTPUTS:
-        print(f"wrote docs/{name} ({(DOCS / name).stat().st_size} bytes)")
-
+DOCUMENTS = (
+    SPEC_SUMMARY,
+    PAY_POLICY,
+    SUPPLIER_SCORECARD,
+    CLEANING_SCHEDULE,
+    GLASS_PROCEDURE,
+)
 
 if __name__ == "__main__":
-    main()
+    build(Path(__file__).resolve().parent / "docs", DOCUMENTS, FIXED_DATE, COMPANY)

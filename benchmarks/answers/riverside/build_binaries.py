@@ -1,26 +1,24 @@
 """Regenerate the PDF and Word documents of the Riverside Health corpus.
 
-All text lives in this file. Output is written to docs/ next to this script and is
-byte-for-byte reproducible (fixed creation dates, fixed zip timestamps).
-
     .venv/bin/python benchmarks/answers/riverside/build_binaries.py
+
+The text of the laboratory consumables price list and the purchasing policy (PDF), the on-call
+rota and the EPR downtime procedure (Word) lives here; benchmarks/answers/corpus_tools/binaries.py
+writes them to docs/, byte-identically.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-import docx
-from docx.shared import Pt
-from fpdf import FPDF
-from fpdf.enums import TableCellFillMode
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/answers: corpus_tools
 
-DOCS = Path(__file__).resolve().parent / "docs"
+from corpus_tools.binaries import DocxContent, DocxTable, PdfSections, PdfTable, build
+
 FIXED_DATE = datetime(2026, 1, 12, 8, 30, 0, tzinfo=UTC)
-CREATOR = "Riverside Health build_binaries.py"
+COMPANY = "Riverside Health"  # names the creator and heads each PDF footer
 
 # --------------------------------------------------------------------------------------
 # 1. Laboratory consumables price list (PDF, table continuing over two pages)
@@ -261,52 +259,22 @@ PRICE_FOOTNOTE = (
 )
 
 
-def _footer_factory(label: str):
-    def footer(self: FPDF) -> None:
-        self.set_y(-12)
-        self.set_font("Helvetica", "I", 8)
-        self.cell(0, 6, f"{label} - page {self.page_no()} of {{nb}}", align="C")
-
-    return footer
-
-
-def build_price_list() -> None:
-    class PricePDF(FPDF):
-        footer = _footer_factory("Riverside Health - RPL-PL-2026")
-
-    pdf = PricePDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(PRICE_TITLE)
-    pdf.set_subject("Prices, lead times and reorder levels for laboratory consumables, 2026")
-    pdf.set_author(PRICE_AUTHOR)
-    pdf.set_creator(CREATOR)
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(14, 16, 14)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 15)
-    pdf.multi_cell(0, 8, PRICE_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 10)
-    for para in PRICE_INTRO:
-        pdf.multi_cell(0, 5, para, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(2)
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 8.5)
-    with pdf.table(
-        col_widths=(17, 62, 36, 14, 20, 16, 17),
-        text_align=("LEFT", "LEFT", "LEFT", "RIGHT", "RIGHT", "RIGHT", "RIGHT"),
-        line_height=5.5,
-        repeat_headings=1,
-        cell_fill_color=(232, 240, 236),
-        cell_fill_mode=TableCellFillMode.ROWS,
-    ) as table:
-        table.row(PRICE_HEADER)
-        for row in PRICE_ROWS:
-            table.row(row)
-    pdf.ln(4)
-    pdf.set_font("Helvetica", "I", 9)
-    pdf.multi_cell(0, 5, PRICE_FOOTNOTE, new_x="LMARGIN", new_y="NEXT")
-    pdf.output(str(DOCS / "lab-consumables-price-list-2026.pdf"))
+PRICE_LIST = PdfTable(
+    "lab-consumables-price-list-2026.pdf",
+    title=PRICE_TITLE,
+    subject="Prices, lead times and reorder levels for laboratory consumables, 2026",
+    author=PRICE_AUTHOR,
+    footer="RPL-PL-2026",
+    intro=PRICE_INTRO,
+    header=PRICE_HEADER,
+    rows=PRICE_ROWS,
+    footnote=PRICE_FOOTNOTE,
+    columns=(17, 62, 36, 14, 20, 16, 17),
+    align=("LEFT", "LEFT", "LEFT", "RIGHT", "RIGHT", "RIGHT", "RIGHT"),
+    fill=(232, 240, 236),
+    margins=(14, 16, 14),
+    title_size=15,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -451,36 +419,15 @@ POLICY_SECTIONS: list[tuple[str, list[str]]] = [
 ]
 
 
-def build_purchasing_policy() -> None:
-    class PolicyPDF(FPDF):
-        footer = _footer_factory("Riverside Health - PROC-POL-02 Purchasing and Approval Limits")
-
-    pdf = PolicyPDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(POLICY_TITLE)
-    pdf.set_subject("Approval limits, quotes and tenders, purchasing cards and emergency purchases")
-    pdf.set_author("Vikram Shah, Head of Procurement")
-    pdf.set_creator(CREATOR)
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(22, 20, 22)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 17)
-    pdf.multi_cell(0, 9, POLICY_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "I", 10)
-    pdf.multi_cell(0, 5.5, POLICY_META, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(4)
-    for heading, paragraphs in POLICY_SECTIONS:
-        pdf.set_font("Helvetica", "B", 13)
-        pdf.multi_cell(0, 8, heading, new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", "", 11)
-        for para in paragraphs:
-            indent = 6 if para.startswith("- ") else 0
-            pdf.set_x(pdf.l_margin + indent)
-            pdf.multi_cell(0, 6, para, new_x="LMARGIN", new_y="NEXT")
-            pdf.ln(1.5)
-        pdf.ln(3)
-    pdf.output(str(DOCS / "purchasing-and-approval-policy.pdf"))
+PURCHASING_POLICY = PdfSections(
+    "purchasing-and-approval-policy.pdf",
+    title=POLICY_TITLE,
+    subject="Approval limits, quotes and tenders, purchasing cards and emergency purchases",
+    author="Vikram Shah, Head of Procurement",
+    footer="PROC-POL-02 Purchasing and Approval Limits",
+    meta=POLICY_META,
+    sections=POLICY_SECTIONS,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -592,63 +539,17 @@ ROTA_NOTES: list[tuple[str, str | None]] = [
 ]
 
 
-def _fixed_core_properties(document, title: str, author: str, subject: str) -> None:
-    props = document.core_properties
-    props.title = title
-    props.author = author
-    props.subject = subject
-    props.last_modified_by = author
-    props.created = FIXED_DATE.replace(tzinfo=None)
-    props.modified = FIXED_DATE.replace(tzinfo=None)
-    props.last_printed = FIXED_DATE.replace(tzinfo=None)
-    props.revision = 1
-    props.comments = "Generated by build_binaries.py"
-
-
-def _save_reproducible(document, path: Path) -> None:
-    """Save with fixed zip timestamps so the bytes are identical on every run."""
-    buffer = io.BytesIO()
-    document.save(buffer)
-    buffer.seek(0)
-    with zipfile.ZipFile(buffer) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for item in src.infolist():
-            info = zipfile.ZipInfo(item.filename, date_time=(2026, 1, 12, 8, 30, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            dst.writestr(info, src.read(item.filename))
-
-
-def build_rota() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        ROTA_TITLE,
-        ROTA_AUTHOR,
-        "Weekly on-call engineers and duty managers for integration, infrastructure and EPR",
-    )
-    document.add_heading(ROTA_TITLE, level=0)
-    for para in ROTA_INTRO:
-        document.add_paragraph(para)
-    document.add_heading("Rota", level=1)
-    table = document.add_table(rows=1, cols=len(ROTA_HEADER))
-    table.style = "Table Grid"
-    for cell, text in zip(table.rows[0].cells, ROTA_HEADER, strict=True):
-        cell.text = text
-        for run in cell.paragraphs[0].runs:
-            run.bold = True
-            run.font.size = Pt(9)
-    for row in ROTA_ROWS:
-        cells = table.add_row().cells
-        for cell, text in zip(cells, row, strict=True):
-            cell.text = text
-            for run in cell.paragraphs[0].runs:
-                run.font.size = Pt(9)
-    for text, style in ROTA_NOTES:
-        if style is None:
-            document.add_heading(text, level=1)
-        else:
-            document.add_paragraph(text, style=style)
-    _save_reproducible(document, DOCS / "clinical-it-on-call-rota-q2-2026.docx")
+ROTA = DocxTable(
+    "clinical-it-on-call-rota-q2-2026.docx",
+    title=ROTA_TITLE,
+    subject="Weekly on-call engineers and duty managers for integration, infrastructure and EPR",
+    author=ROTA_AUTHOR,
+    intro=ROTA_INTRO,
+    section="Rota",
+    header=ROTA_HEADER,
+    rows=ROTA_ROWS,
+    notes=ROTA_NOTES,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -778,68 +679,15 @@ DOWNTIME_CONTENT: list[tuple[str, str]] = [
 ]
 
 
-def build_downtime_procedure() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        DOWNTIME_TITLE,
-        "Lucy Brennan, EPR Application Manager",
-        "Declaring, working through and recovering from an Aster EPR downtime",
-    )
-    for kind, text in DOWNTIME_CONTENT:
-        if kind == "h0":
-            document.add_heading(text, level=0)
-        elif kind == "h1":
-            document.add_heading(text, level=1)
-        elif kind == "p":
-            document.add_paragraph(text)
-        elif kind == "bullet":
-            document.add_paragraph(text, style="List Bullet")
-        elif kind == "num":
-            document.add_paragraph(text, style="List Number")
-        else:
-            raise ValueError(kind)
-    _save_reproducible(document, DOCS / "epr-downtime-procedure.docx")
+DOWNTIME_PROCEDURE = DocxContent(
+    "epr-downtime-procedure.docx",
+    subject="Declaring, working through and recovering from an Aster EPR downtime",
+    author="Lucy Brennan, EPR Application Manager",
+    content=DOWNTIME_CONTENT,
+)
 
 
-def source_texts() -> dict[str, str]:
-    """Plain text of each generated file, by file stem (used by check_gold.py)."""
-    price = "\n".join(
-        [PRICE_TITLE, *PRICE_INTRO, " | ".join(PRICE_HEADER)]
-        + [" | ".join(r) for r in PRICE_ROWS]
-        + [PRICE_FOOTNOTE]
-    )
-    policy = "\n".join(
-        [POLICY_TITLE, POLICY_META] + [h + "\n" + "\n".join(ps) for h, ps in POLICY_SECTIONS]
-    )
-    rota = "\n".join(
-        [ROTA_TITLE, *ROTA_INTRO, " | ".join(ROTA_HEADER)]
-        + [" | ".join(r) for r in ROTA_ROWS]
-        + [t for t, _ in ROTA_NOTES]
-    )
-    downtime = "\n".join(t for _, t in DOWNTIME_CONTENT)
-    return {
-        "lab-consumables-price-list-2026": price,
-        "purchasing-and-approval-policy": policy,
-        "clinical-it-on-call-rota-q2-2026": rota,
-        "epr-downtime-procedure": downtime,
-    }
-
-
-def main() -> None:
-    DOCS.mkdir(parents=True, exist_ok=True)
-    build_price_list()
-    build_purchasing_policy()
-    build_rota()
-    build_downtime_procedure()
-    for name in (
-        "lab-consumables-price-list-2026.pdf",
-        "purchasing-and-approval-policy.pdf",
-        "clinical-it-on-call-rota-q2-2026.docx",
-        "epr-downtime-procedure.docx",
-    ):
-        print(f"wrote docs/{name} ({(DOCS / name).stat().st_size} bytes)")
-
+DOCUMENTS = (PRICE_LIST, PURCHASING_POLICY, ROTA, DOWNTIME_PROCEDURE)
 
 if __name__ == "__main__":
-    main()
+    build(Path(__file__).resolve().parent / "docs", DOCUMENTS, FIXED_DATE, COMPANY)

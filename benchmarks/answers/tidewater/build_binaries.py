@@ -1,27 +1,24 @@
 """Regenerate the PDF and Word documents of the Tidewater Water corpus.
 
-All text lives in this file. Output is written to docs/ next to this script and is
-byte-for-byte reproducible (fixed creation dates, fixed zip timestamps).
-
     .venv/bin/python benchmarks/answers/tidewater/build_binaries.py
+
+The text of the treatment chemicals schedule and the standby and overtime pay policy (PDF), the
+contractor scorecard and the mains repair hygiene procedure (Word) lives here;
+benchmarks/answers/corpus_tools/binaries.py writes them to docs/, byte-identically.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-import docx
-import fpdf
-from docx.shared import Pt
-from fpdf.enums import TableCellFillMode
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/answers: corpus_tools
 
-DOCS = Path(__file__).resolve().parent / "docs"
+from corpus_tools.binaries import DocxContent, DocxTable, PdfSections, PdfTable, build
+
 FIXED_DATE = datetime(2026, 2, 2, 9, 0, 0, tzinfo=UTC)
-ZIP_DATE = (2026, 2, 2, 9, 0, 0)
-CREATOR = "Tidewater Water build_binaries.py"
+COMPANY = "Tidewater Water"  # names the creator and heads each PDF footer
 
 # --------------------------------------------------------------------------------------
 # 1. Treatment chemicals supply schedule (PDF, table continuing over two pages)
@@ -381,52 +378,20 @@ CHEM_FOOTNOTE = (
 )
 
 
-def _footer_factory(label: str):
-    def footer(self: fpdf.FPDF) -> None:
-        self.set_y(-12)
-        self.set_font("Helvetica", "I", 8)
-        self.cell(0, 6, f"{label} - page {self.page_no()} of {{nb}}", align="C")
-
-    return footer
-
-
-def build_chemical_schedule() -> None:
-    class ChemPDF(fpdf.FPDF):
-        footer = _footer_factory("Tidewater Water - PRC-CHEM-2026")
-
-    pdf = ChemPDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(CHEM_TITLE)
-    pdf.set_subject("Contracted treatment chemicals: site, use, supplier, price and lead time")
-    pdf.set_author("Gemma Tull, Procurement & Contracts Manager")
-    pdf.set_creator(CREATOR)
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(12, 16, 12)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 16)
-    pdf.multi_cell(0, 8, CHEM_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 10)
-    for para in CHEM_INTRO:
-        pdf.multi_cell(0, 5, para, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(2)
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 8.5)
-    with pdf.table(
-        col_widths=(14, 40, 29, 38, 30, 20, 15),
-        text_align=("LEFT", "LEFT", "LEFT", "LEFT", "LEFT", "RIGHT", "RIGHT"),
-        line_height=5.5,
-        repeat_headings=1,
-        cell_fill_color=(230, 240, 246),
-        cell_fill_mode=TableCellFillMode.ROWS,
-    ) as table:
-        table.row(CHEM_HEADER)
-        for row in CHEM_ROWS:
-            table.row(row)
-    pdf.ln(4)
-    pdf.set_font("Helvetica", "I", 9)
-    pdf.multi_cell(0, 5, CHEM_FOOTNOTE, new_x="LMARGIN", new_y="NEXT")
-    pdf.output(str(DOCS / "treatment-chemicals-schedule-2026.pdf"))
+CHEMICAL_SCHEDULE = PdfTable(
+    "treatment-chemicals-schedule-2026.pdf",
+    title=CHEM_TITLE,
+    subject="Contracted treatment chemicals: site, use, supplier, price and lead time",
+    author="Gemma Tull, Procurement & Contracts Manager",
+    footer="PRC-CHEM-2026",
+    intro=CHEM_INTRO,
+    header=CHEM_HEADER,
+    rows=CHEM_ROWS,
+    footnote=CHEM_FOOTNOTE,
+    columns=(14, 40, 29, 38, 30, 20, 15),
+    align=("LEFT", "LEFT", "LEFT", "LEFT", "LEFT", "RIGHT", "RIGHT"),
+    fill=(230, 240, 246),
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -568,100 +533,18 @@ PAY_SECTIONS: list[tuple[str, list[str]]] = [
 ]
 
 
-def build_pay_policy() -> None:
-    class PayPDF(fpdf.FPDF):
-        footer = _footer_factory("Tidewater Water - HR-07 Standby, Call-out and Overtime Pay")
-
-    pdf = PayPDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(PAY_TITLE)
-    pdf.set_subject("Standby allowances, call-out pay, overtime, shift allowance, rest rules")
-    pdf.set_author("Joanne Whitcombe, HR Manager")
-    pdf.set_creator(CREATOR)
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(22, 20, 22)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 17)
-    pdf.multi_cell(0, 9, PAY_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "I", 10)
-    pdf.multi_cell(0, 5.5, PAY_META, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(4)
-    for heading, paragraphs in PAY_SECTIONS:
-        pdf.set_font("Helvetica", "B", 12)
-        pdf.multi_cell(0, 7, heading, new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", "", 10.5)
-        for para in paragraphs:
-            indent = 6 if para.startswith("- ") else 0
-            pdf.set_x(pdf.l_margin + indent)
-            pdf.multi_cell(0, 5.5, para, new_x="LMARGIN", new_y="NEXT")
-            pdf.ln(1.2)
-        pdf.ln(2)
-    pdf.output(str(DOCS / "standby-and-overtime-pay-policy.pdf"))
-
-
-# --------------------------------------------------------------------------------------
-# Word helpers
-# --------------------------------------------------------------------------------------
-
-
-def _fixed_core_properties(document: docx.Document, title: str, author: str, subject: str) -> None:
-    props = document.core_properties
-    props.title = title
-    props.author = author
-    props.subject = subject
-    props.last_modified_by = author
-    props.created = FIXED_DATE.replace(tzinfo=None)
-    props.modified = FIXED_DATE.replace(tzinfo=None)
-    props.last_printed = FIXED_DATE.replace(tzinfo=None)
-    props.revision = 1
-    props.comments = "Generated by build_binaries.py"
-
-
-def _save_reproducible(document: docx.Document, path: Path) -> None:
-    """Save with fixed zip timestamps so the bytes are identical on every run."""
-    buffer = io.BytesIO()
-    document.save(buffer)
-    buffer.seek(0)
-    with zipfile.ZipFile(buffer) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for item in src.infolist():
-            info = zipfile.ZipInfo(item.filename, date_time=ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            dst.writestr(info, src.read(item.filename))
-
-
-def _add_table(
-    document: docx.Document, header: tuple[str, ...], rows: list[tuple[str, ...]]
-) -> None:
-    table = document.add_table(rows=1, cols=len(header))
-    table.style = "Table Grid"
-    for cell, text in zip(table.rows[0].cells, header, strict=True):
-        cell.text = text
-        for run in cell.paragraphs[0].runs:
-            run.bold = True
-            run.font.size = Pt(8.5)
-    for values in rows:
-        cells = table.add_row().cells
-        for cell, text in zip(cells, values, strict=True):
-            cell.text = text
-            for run in cell.paragraphs[0].runs:
-                run.font.size = Pt(8.5)
-
-
-def _add_content(document: docx.Document, content: list[tuple[str, str]]) -> None:
-    styles = {"bullet": "List Bullet", "num": "List Number", "num2": "List Number 2"}
-    for kind, text in content:
-        if kind == "h0":
-            document.add_heading(text, level=0)
-        elif kind == "h1":
-            document.add_heading(text, level=1)
-        elif kind == "p":
-            document.add_paragraph(text)
-        elif kind in styles:
-            document.add_paragraph(text, style=styles[kind])
-        else:
-            raise ValueError(kind)
+PAY_POLICY = PdfSections(
+    "standby-and-overtime-pay-policy.pdf",
+    title=PAY_TITLE,
+    subject="Standby allowances, call-out pay, overtime, shift allowance, rest rules",
+    author="Joanne Whitcombe, HR Manager",
+    footer="HR-07 Standby, Call-out and Overtime Pay",
+    meta=PAY_META,
+    sections=PAY_SECTIONS,
+    heading_font=(12, 7),
+    body_font=(10.5, 5.5),
+    gaps=(1.2, 2),
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -772,6 +655,7 @@ SCORECARD_NOTES = [
 
 
 def scorecard_rows() -> list[tuple[str, ...]]:
+    """The scores turned to one column per contractor, with the totals computed, never typed."""
     totals = [sum(col) for col in zip(*SCORECARD_SCORES, strict=True)]
     rows: list[tuple[str, ...]] = [("Work for Tidewater", *SCORECARD_SCOPE)]
     for criterion, scores in zip(SCORECARD_CRITERIA, SCORECARD_SCORES, strict=True):
@@ -781,25 +665,18 @@ def scorecard_rows() -> list[tuple[str, ...]]:
     return rows
 
 
-def build_contractor_scorecard() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        SCORECARD_TITLE,
-        "Gemma Tull, Procurement & Contracts Manager",
-        "Annual contractor scores for safety, quality, programme, customer impact and value",
-    )
-    document.add_heading(SCORECARD_TITLE, level=0)
-    for para in SCORECARD_INTRO:
-        document.add_paragraph(para)
-    document.add_heading("Scores", level=1)
-    _add_table(document, ("Criterion", *CONTRACTORS), scorecard_rows())
-    for text, style in SCORECARD_NOTES:
-        if style is None:
-            document.add_heading(text, level=1)
-        else:
-            document.add_paragraph(text, style=style)
-    _save_reproducible(document, DOCS / "contractor-scorecard-2025.docx")
+CONTRACTOR_SCORECARD = DocxTable(
+    "contractor-scorecard-2025.docx",
+    title=SCORECARD_TITLE,
+    subject="Annual contractor scores for safety, quality, programme, customer impact and value",
+    author="Gemma Tull, Procurement & Contracts Manager",
+    intro=SCORECARD_INTRO,
+    section="Scores",
+    header=("Criterion", *CONTRACTORS),
+    rows=scorecard_rows(),
+    notes=SCORECARD_NOTES,
+    font_size=8.5,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -941,60 +818,15 @@ HYGIENE_CONTENT: list[tuple[str, str]] = [
 ]
 
 
-def build_hygiene_procedure() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        HYGIENE_TITLE,
-        "Rosa Pengelly, Water Quality Manager",
-        "Keeping mains clean during repairs, flushing, sampling and return to service",
-    )
-    _add_content(document, HYGIENE_CONTENT)
-    _save_reproducible(document, DOCS / "mains-repair-hygiene-procedure.docx")
-
-
-# --------------------------------------------------------------------------------------
-
-
-def source_texts() -> dict[str, str]:
-    """Plain text of each generated file, by file stem (used by check_gold.py)."""
-    chem = "\n".join(
-        [CHEM_TITLE, *CHEM_INTRO, " | ".join(CHEM_HEADER)]
-        + [" | ".join(r) for r in CHEM_ROWS]
-        + [CHEM_FOOTNOTE]
-    )
-    pay = "\n".join([PAY_TITLE, PAY_META] + [h + "\n" + "\n".join(ps) for h, ps in PAY_SECTIONS])
-    scorecard = "\n".join(
-        [SCORECARD_TITLE, *SCORECARD_INTRO, " | ".join(("Criterion", *CONTRACTORS))]
-        + [" | ".join(r) for r in scorecard_rows()]
-        + [t for t, _ in SCORECARD_NOTES]
-    )
-    hygiene = "\n".join(t for _, t in HYGIENE_CONTENT)
-    return {
-        "treatment-chemicals-schedule-2026": chem,
-        "standby-and-overtime-pay-policy": pay,
-        "contractor-scorecard-2025": scorecard,
-        "mains-repair-hygiene-procedure": hygiene,
-    }
-
-
-OUTPUTS = (
-    "treatment-chemicals-schedule-2026.pdf",
-    "standby-and-overtime-pay-policy.pdf",
-    "contractor-scorecard-2025.docx",
+HYGIENE_PROCEDURE = DocxContent(
     "mains-repair-hygiene-procedure.docx",
+    subject="Keeping mains clean during repairs, flushing, sampling and return to service",
+    author="Rosa Pengelly, Water Quality Manager",
+    content=HYGIENE_CONTENT,
 )
 
 
-def main() -> None:
-    DOCS.mkdir(parents=True, exist_ok=True)
-    build_chemical_schedule()
-    build_pay_policy()
-    build_contractor_scorecard()
-    build_hygiene_procedure()
-    for name in OUTPUTS:
-        print(f"wrote docs/{name} ({(DOCS / name).stat().st_size} bytes)")
-
+DOCUMENTS = (CHEMICAL_SCHEDULE, PAY_POLICY, CONTRACTOR_SCORECARD, HYGIENE_PROCEDURE)
 
 if __name__ == "__main__":
-    main()
+    build(Path(__file__).resolve().parent / "docs", DOCUMENTS, FIXED_DATE, COMPANY)

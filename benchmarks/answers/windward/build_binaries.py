@@ -1,25 +1,24 @@
 """Regenerate the PDF and Word documents of the Windward Energy corpus.
 
-All text lives in this file. Output is written to docs/ next to this script and is
-byte-for-byte reproducible (fixed creation dates, fixed zip timestamps).
-
     .venv/bin/python benchmarks/answers/windward/build_binaries.py
+
+The text of the spare-parts price list and the travel and expenses policy (PDF), the vendor
+scorecard and the ice-risk procedure (Word) lives here; benchmarks/answers/corpus_tools/binaries.py
+writes them to docs/, byte-identically.
 """
 
 from __future__ import annotations
 
-import io
-import zipfile
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-import docx
-from docx.shared import Pt
-from fpdf import FPDF
-from fpdf.enums import TableCellFillMode
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/answers: corpus_tools
 
-DOCS = Path(__file__).resolve().parent / "docs"
+from corpus_tools.binaries import DocxContent, DocxTable, PdfSections, PdfTable, build, with_totals
+
 FIXED_DATE = datetime(2026, 1, 5, 9, 0, 0, tzinfo=UTC)
+COMPANY = "Windward Energy"  # names the creator and heads each PDF footer
 AUTHOR_PROCUREMENT = "Elise Moen, Procurement & Vendor Manager"
 
 # --------------------------------------------------------------------------------------
@@ -101,52 +100,23 @@ PRICE_LIST_FOOTNOTE = (
 )
 
 
-def _footer_factory(label: str):
-    def footer(self: FPDF) -> None:
-        self.set_y(-12)
-        self.set_font("Helvetica", "I", 8)
-        self.cell(0, 6, f"{label} - page {self.page_no()} of {{nb}}", align="C")
-
-    return footer
-
-
-def build_price_list() -> None:
-    class PriceListPDF(FPDF):
-        footer = _footer_factory("Windward Energy - PROC-PL-2026")
-
-    pdf = PriceListPDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(PRICE_LIST_TITLE)
-    pdf.set_subject("Spare parts unit prices, lead times and minimum stock for 2026")
-    pdf.set_author(AUTHOR_PROCUREMENT)
-    pdf.set_creator("Windward Energy build_binaries.py")
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(18, 18, 18)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 16)
-    pdf.multi_cell(0, 8, PRICE_LIST_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 10)
-    for para in PRICE_LIST_INTRO:
-        pdf.multi_cell(0, 5, para, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(2)
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "", 9)
-    with pdf.table(
-        col_widths=(22, 62, 18, 26, 24, 20),
-        text_align=("LEFT", "LEFT", "LEFT", "RIGHT", "RIGHT", "RIGHT"),
-        line_height=6.5,
-        repeat_headings=1,
-        cell_fill_color=(235, 240, 245),
-        cell_fill_mode=TableCellFillMode.ROWS,
-    ) as table:
-        table.row(PRICE_LIST_HEADER)
-        for row in PRICE_LIST_ROWS:
-            table.row(row)
-    pdf.ln(4)
-    pdf.set_font("Helvetica", "I", 9)
-    pdf.multi_cell(0, 5, PRICE_LIST_FOOTNOTE, new_x="LMARGIN", new_y="NEXT")
-    pdf.output(str(DOCS / "spare-parts-price-list-2026.pdf"))
+PRICE_LIST = PdfTable(
+    "spare-parts-price-list-2026.pdf",
+    title=PRICE_LIST_TITLE,
+    subject="Spare parts unit prices, lead times and minimum stock for 2026",
+    author=AUTHOR_PROCUREMENT,
+    footer="PROC-PL-2026",
+    intro=PRICE_LIST_INTRO,
+    header=PRICE_LIST_HEADER,
+    rows=PRICE_LIST_ROWS,
+    footnote=PRICE_LIST_FOOTNOTE,
+    columns=(22, 62, 18, 26, 24, 20),
+    align=("LEFT", "LEFT", "LEFT", "RIGHT", "RIGHT", "RIGHT"),
+    fill=(235, 240, 245),
+    margins=(18, 18, 18),
+    font_size=9,
+    line_height=6.5,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -269,36 +239,15 @@ TRAVEL_SECTIONS: list[tuple[str, list[str]]] = [
 ]
 
 
-def build_travel_policy() -> None:
-    class TravelPDF(FPDF):
-        footer = _footer_factory("Windward Energy - FIN-POL-03 Travel and Expenses Policy")
-
-    pdf = TravelPDF(orientation="P", unit="mm", format="A4")
-    pdf.set_creation_date(FIXED_DATE)
-    pdf.set_title(TRAVEL_TITLE)
-    pdf.set_subject("Booking travel, per diem rates, hotel limits, mileage and expense claims")
-    pdf.set_author("Petter Holm, Finance Controller")
-    pdf.set_creator("Windward Energy build_binaries.py")
-    pdf.set_auto_page_break(auto=True, margin=18)
-    pdf.set_margins(22, 20, 22)
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 17)
-    pdf.multi_cell(0, 9, TRAVEL_TITLE, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
-    pdf.set_font("Helvetica", "I", 10)
-    pdf.multi_cell(0, 5.5, TRAVEL_META, new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(4)
-    for heading, paragraphs in TRAVEL_SECTIONS:
-        pdf.set_font("Helvetica", "B", 13)
-        pdf.multi_cell(0, 8, heading, new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", "", 11)
-        for para in paragraphs:
-            indent = 6 if para.startswith("- ") else 0
-            pdf.set_x(pdf.l_margin + indent)
-            pdf.multi_cell(0, 6, para, new_x="LMARGIN", new_y="NEXT")
-            pdf.ln(1.5)
-        pdf.ln(3)
-    pdf.output(str(DOCS / "travel-and-expenses-policy.pdf"))
+TRAVEL_POLICY = PdfSections(
+    "travel-and-expenses-policy.pdf",
+    title=TRAVEL_TITLE,
+    subject="Booking travel, per diem rates, hotel limits, mileage and expense claims",
+    author="Petter Holm, Finance Controller",
+    footer="FIN-POL-03 Travel and Expenses Policy",
+    meta=TRAVEL_META,
+    sections=TRAVEL_SECTIONS,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -371,64 +320,17 @@ SCORECARD_NOTES = [
 ]
 
 
-def _fixed_core_properties(document: docx.Document, title: str, author: str, subject: str) -> None:
-    props = document.core_properties
-    props.title = title
-    props.author = author
-    props.subject = subject
-    props.last_modified_by = author
-    props.created = FIXED_DATE.replace(tzinfo=None)
-    props.modified = FIXED_DATE.replace(tzinfo=None)
-    props.last_printed = FIXED_DATE.replace(tzinfo=None)
-    props.revision = 1
-    props.comments = "Generated by build_binaries.py"
-
-
-def _save_reproducible(document: docx.Document, path: Path) -> None:
-    """Save with fixed zip timestamps so the bytes are identical on every run."""
-    buffer = io.BytesIO()
-    document.save(buffer)
-    buffer.seek(0)
-    with zipfile.ZipFile(buffer) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
-        for item in src.infolist():
-            info = zipfile.ZipInfo(item.filename, date_time=(2026, 1, 5, 9, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            dst.writestr(info, src.read(item.filename))
-
-
-def build_vendor_scorecard() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        SCORECARD_TITLE,
-        AUTHOR_PROCUREMENT,
-        "Annual vendor performance scores on safety, quality, response time, cost and documentation",
-    )
-    document.add_heading(SCORECARD_TITLE, level=0)
-    for para in SCORECARD_INTRO:
-        document.add_paragraph(para)
-    document.add_heading("Scores", level=1)
-    table = document.add_table(rows=1, cols=len(SCORECARD_HEADER))
-    table.style = "Table Grid"
-    for cell, text in zip(table.rows[0].cells, SCORECARD_HEADER, strict=True):
-        cell.text = text
-        for run in cell.paragraphs[0].runs:
-            run.bold = True
-            run.font.size = Pt(9)
-    for vendor, category, *scores in SCORECARD_ROWS:
-        cells = table.add_row().cells
-        values = [vendor, category, *[str(s) for s in scores], str(sum(scores))]
-        for cell, text in zip(cells, values, strict=True):
-            cell.text = text
-            for run in cell.paragraphs[0].runs:
-                run.font.size = Pt(9)
-    for text, style in SCORECARD_NOTES:
-        if style is None:
-            document.add_heading(text, level=1)
-        else:
-            document.add_paragraph(text, style=style)
-    _save_reproducible(document, DOCS / "vendor-scorecard-2025.docx")
+VENDOR_SCORECARD = DocxTable(
+    "vendor-scorecard-2025.docx",
+    title=SCORECARD_TITLE,
+    subject="Annual vendor performance scores on safety, quality, response time, cost and documentation",
+    author=AUTHOR_PROCUREMENT,
+    intro=SCORECARD_INTRO,
+    section="Scores",
+    header=SCORECARD_HEADER,
+    rows=with_totals(SCORECARD_ROWS),
+    notes=SCORECARD_NOTES,
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -538,72 +440,15 @@ ICE_CONTENT: list[tuple[str, str]] = [
 ]
 
 
-def build_ice_procedure() -> None:
-    document = docx.Document()
-    _fixed_core_properties(
-        document,
-        ICE_TITLE,
-        "Sindre Bakke, HSE Manager",
-        "Ice detection, exclusion zones and restart rules for turbines in cold weather",
-    )
-    for kind, text in ICE_CONTENT:
-        if kind == "h0":
-            document.add_heading(text, level=0)
-        elif kind == "h1":
-            document.add_heading(text, level=1)
-        elif kind == "p":
-            document.add_paragraph(text)
-        elif kind == "bullet":
-            document.add_paragraph(text, style="List Bullet")
-        elif kind == "num":
-            document.add_paragraph(text, style="List Number")
-        elif kind == "num2":
-            document.add_paragraph(text, style="List Number 2")
-        else:
-            raise ValueError(kind)
-    _save_reproducible(document, DOCS / "ice-risk-procedure.docx")
+ICE_PROCEDURE = DocxContent(
+    "ice-risk-procedure.docx",
+    subject="Ice detection, exclusion zones and restart rules for turbines in cold weather",
+    author="Sindre Bakke, HSE Manager",
+    content=ICE_CONTENT,
+)
 
 
-def source_texts() -> dict[str, str]:
-    """Plain text of each generated file, by file stem (used by check_gold.py)."""
-    price = "\n".join(
-        [PRICE_LIST_TITLE, *PRICE_LIST_INTRO, " | ".join(PRICE_LIST_HEADER)]
-        + [" | ".join(r) for r in PRICE_LIST_ROWS]
-        + [PRICE_LIST_FOOTNOTE]
-    )
-    travel = "\n".join(
-        [TRAVEL_TITLE, TRAVEL_META] + [h + "\n" + "\n".join(ps) for h, ps in TRAVEL_SECTIONS]
-    )
-    score_rows = [
-        " | ".join([v, c, *[str(s) for s in sc], str(sum(sc))]) for v, c, *sc in SCORECARD_ROWS
-    ]
-    scorecard = "\n".join(
-        [SCORECARD_TITLE, *SCORECARD_INTRO, " | ".join(SCORECARD_HEADER), *score_rows]
-        + [t for t, _ in SCORECARD_NOTES]
-    )
-    ice = "\n".join(t for _, t in ICE_CONTENT)
-    return {
-        "spare-parts-price-list-2026": price,
-        "travel-and-expenses-policy": travel,
-        "vendor-scorecard-2025": scorecard,
-        "ice-risk-procedure": ice,
-    }
-
-
-def main() -> None:
-    DOCS.mkdir(parents=True, exist_ok=True)
-    build_price_list()
-    build_travel_policy()
-    build_vendor_scorecard()
-    build_ice_procedure()
-    for name in (
-        "spare-parts-price-list-2026.pdf",
-        "travel-and-expenses-policy.pdf",
-        "vendor-scorecard-2025.docx",
-        "ice-risk-procedure.docx",
-    ):
-        print(f"wrote docs/{name} ({(DOCS / name).stat().st_size} bytes)")
-
+DOCUMENTS = (PRICE_LIST, TRAVEL_POLICY, VENDOR_SCORECARD, ICE_PROCEDURE)
 
 if __name__ == "__main__":
-    main()
+    build(Path(__file__).resolve().parent / "docs", DOCUMENTS, FIXED_DATE, COMPANY)
