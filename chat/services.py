@@ -138,6 +138,19 @@ def normalise_question(question: str) -> str:
     return " ".join(text.split())[:NORMALISED_MAX]
 
 
+def spelled_right(*, user: AnyUser, question: str) -> str:
+    """The question with its slips of typing put right against the words the documents the
+    user can see use ("whats the tolerence" where they say tolerance): a rare word none of
+    them uses, one slip from one they do (kb.words.slips)."""
+    from kb.retrieval import known_words
+
+    found = words.slips(question)
+    if not found:
+        return question
+    asked = {w for near in found.values() for w in near} | found.keys()
+    return words.respelled_from(question, found, known_words(user=user, words=sorted(asked)))
+
+
 def is_grounded(result: SearchResult) -> bool:
     """The grounding gate: some primary chunk clears the fused-score or cosine bar."""
     min_score = float(settings.CHAT["GROUNDING_MIN_SCORE"])
@@ -719,21 +732,23 @@ def message_stream(
         raise ChatInputError({"question": [too_long]})
     filters = filters or SearchFilters()
     started = time.monotonic()
-    asked = read_question(question)
+    # read and searched as meant; stored, logged and shown as typed
+    spelled = spelled_right(user=user, question=question)
+    asked = read_question(spelled)
     state = conversation_state(conversation)
     follows = state.carries_into(asked)
     previous = state.previous_question if follows else ""
     # A follow-up ("and who made the call?") is searched with the subject of the turn before
     # it, and the documents that turn cited are boosted like @mentions.
-    retrieval_question = f"{previous} {question}" if previous else question
+    retrieval_question = f"{previous} {spelled}" if previous else spelled
     if follows and asked.elliptical:
         # "and at Carn Dubh?" asks the previous question again, of something else
-        retrieval_question = restated(previous, question)
-        asked = read_follow_up(previous, question)
-        previous = replaced_in(previous, question)  # its subject, less what is replaced
+        retrieval_question = restated(previous, spelled)
+        asked = read_follow_up(previous, spelled)
+        previous = replaced_in(previous, spelled)  # its subject, less what is replaced
     # A follow-up of a follow-up keeps the subject of the turns it leaned on ("which MES are we
     # on?" -> "when did it go live?" -> "and who made the call?"), at most SUBJECT_TURNS.
-    subject_questions = [*state.subject_questions, question] if follows else [question]
+    subject_questions = [*state.subject_questions, spelled] if follows else [spelled]
     result = _search(
         user=user,
         question=retrieval_question,
@@ -789,7 +804,7 @@ def message_stream(
         return
 
     sources, brief, link_titles = _evidence(
-        user=user, question=question, asked=asked, previous=previous, sources=sources,
+        user=user, question=spelled, asked=asked, previous=previous, sources=sources,
         filters=filters, runner_up=result.runner_up,
         earlier_lead=state.cited_slugs[0] if follows and state.cited_slugs else "",
     )  # fmt: skip

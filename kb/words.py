@@ -372,6 +372,60 @@ def respelled(text: str) -> str:
     return _LOWER_WORD.sub(lambda m: _meant(m.group(0)), text)
 
 
+TYPO_RARE = 3.0  # a word rarer than this may be a slip (misspellings reach 2.9: "recieve" 2.75)
+_SLIP_WORD = re.compile(r"(?<![\w'’-])[a-z]{5,}(?![\w'’-])")
+
+
+def slips(text: str) -> dict[str, frozenset[str]]:
+    """The lower-case words of `text` (five letters or more) rare in English, each with the
+    words one slip of typing away: a letter dropped, added or changed, or two swapped
+    ("tolerence": tolerance). Which of those was meant is for the documents to say
+    (`respelled_from`): English alone cannot tell a slip from a rare word."""
+    return {
+        word: _one_slip(word)
+        for word in dict.fromkeys(_SLIP_WORD.findall(text))
+        if word not in STOPWORDS and _zipf(word) < TYPO_RARE
+    }
+
+
+def _one_slip(word: str) -> frozenset[str]:
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    dropped = {head + tail[1:] for head, tail in splits if tail}
+    swapped = {head + tail[1] + tail[0] + tail[2:] for head, tail in splits if len(tail) > 1}
+    changed = {head + c + tail[1:] for head, tail in splits if tail for c in ascii_lowercase}
+    added = {head + c + tail for head, tail in splits for c in ascii_lowercase}
+    return frozenset((dropped | swapped | changed | added) - {word})
+
+
+def respelled_from(text: str, found: dict[str, frozenset[str]], known: dict[str, str]) -> str:
+    """The text with the slips of `found` (see `slips`) put right by the documents' words:
+    `known` maps each word they use (by stem) to that stem. A slip none of them uses becomes
+    the word one slip away that they do ("kestel" where they say Kestle); one that shares
+    its stem with a far commoner English word is that word ("tolerence": tolerance). Where
+    two words are as near and mean different things (engine and engineer for "enginer"),
+    the slip stays as typed. Of the spellings of one word, the English one first, then a
+    letter changed or swapped before one dropped or added. A rare word the documents use
+    stays as typed, and so does one nothing they say is near."""
+    fixes: dict[str, str] = {}
+    for word, near in found.items():
+        if word in known:
+            stem = known[word]
+            used = [
+                w for w in near if known.get(w) == stem and _zipf(w) - _zipf(word) >= TYPO_COMMONER
+            ]
+            if len(used) > 1:
+                continue  # "enginer": engine or engineer, one stem
+        else:
+            used = [w for w in near if w in known]
+            if len({known[w] for w in used}) > 1:
+                continue  # two words of the documents, neither more likely
+        if used:
+            fixes[word] = min(used, key=lambda w: (-_zipf(w), len(w) != len(word), w))
+    if not fixes:
+        return text
+    return _SLIP_WORD.sub(lambda m: fixes.get(m.group(0), m.group(0)), text)
+
+
 NAME_RARE = 3.5  # a word the documents write as a name is rarer in English than this (Zipf)
 _MID_SENTENCE = re.compile(r"[a-z0-9,;]\s+$")
 

@@ -3,6 +3,7 @@
 from kb.retrieval.exceptions import InvalidSearchRequest, KeywordArmError, RetrievalError
 from kb.retrieval.pipeline import (
     document_hits,
+    known_words,
     neighbour_hits,
     opening_hits,
     search,
@@ -27,6 +28,7 @@ __all__ = [
     "SearchHit",
     "SearchResult",
     "document_hits",
+    "known_words",
     "short_document_hits",
     "worded_chunk_hits",
     "neighbour_hits",

@@ -15,7 +15,7 @@ from django.utils import timezone
 from kb.embeddings.exceptions import EmbeddingSpaceChanged
 from kb.embeddings.spaces import forget_active_spaces
 from kb.models import Document
-from kb.retrieval import parallel
+from kb.retrieval import parallel, sql
 from kb.retrieval import query as query_text
 from kb.retrieval import weights as tuning
 from kb.retrieval.arms import keyword_arm, semantic_arm
@@ -444,6 +444,13 @@ def _side_vector(query: str) -> list[float] | None:
         return embed_query(query_text.strip_mentions(query))
     except EmbeddingError:
         return None
+
+
+def known_words(*, user: Any, words: Sequence[str]) -> dict[str, str]:
+    """Each word of `words` that a document the user can see uses, by text-search lexeme,
+    with that lexeme: the vocabulary a slip of typing in a question is put right against."""
+    scope = Scope.for_documents(Document.objects.visible_to(user))
+    return sql.known_words(scope=scope, words=words, language=settings.KB["FTS_LANGUAGE"])
 
 
 def document_hits(

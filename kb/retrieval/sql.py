@@ -174,6 +174,29 @@ def candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
     return out
 
 
+def known_words(*, scope: Scope, words: Sequence[str], language: str) -> dict[str, str]:
+    """Each word of `words` whose text-search lexeme a document of the scope uses, with that
+    lexeme (one look-up of the postings' primary key per word; it stops at the first
+    visible posting)."""
+    if not words:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT u.w, l.lexeme FROM unnest(%s::text[]) AS u(w)
+            CROSS JOIN LATERAL (
+                SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, u.w)) LIMIT 1
+            ) AS l
+            WHERE EXISTS (
+                SELECT 1 FROM {tables()["term"]} t
+                WHERE t.lexeme = l.lexeme AND t.document_id IN ({scope.sql})
+            )
+            """,
+            (list(words), language, *scope.params),
+        )
+        return dict(cursor.fetchall())
+
+
 def best_chunk_per_document(
     *,
     scope: Scope,

@@ -8,7 +8,7 @@ import pytest
 
 from chat.models import ChatLog, ContentGap, Conversation, Message
 from chat.providers import ProviderError, ProviderTimeout
-from chat.services import normalise_question
+from chat.services import normalise_question, spelled_right
 from tests.chat.conftest import HANDBOOK_KEY
 from tests.conftest import make_user, token_for
 
@@ -73,6 +73,21 @@ def test_a_handbook_question_gets_a_cited_answer(answerable, alpha, reader):
     assert [m.role for m in conversation.messages.all()] == ["user", "assistant"]
     log = ChatLog.objects.get(question=FAILOVER, user=reader[0])
     assert log.provider == "extractive" and log.chunk_ids and log.project_keys == [HANDBOOK_KEY]
+
+
+def test_a_slip_of_typing_is_read_as_the_word_the_documents_use(
+    answerable, alpha, reader, outsider
+):
+    typed = "How do I fail over the Redis clustr when a primary is down?"
+    assert spelled_right(user=reader[0], question=typed) == FAILOVER
+    # only words of documents the asker can see put a question right
+    assert spelled_right(user=outsider[0], question=typed) == typed
+    meant = _post(alpha, reader[1], {"question": FAILOVER}).json()
+    slipped = _post(alpha, reader[1], {"question": typed}).json()
+    assert slipped["answer"] == meant["answer"]
+    assert "rb-redis-failover" in {c["slug"] for c in slipped["citations"]}
+    asked = Message.objects.filter(conversation_id=slipped["conversation_id"], role="user")
+    assert [m.content for m in asked] == [typed]  # kept as typed
 
 
 def test_follow_up_questions_join_the_same_conversation(answerable, alpha, reader):

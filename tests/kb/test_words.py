@@ -119,6 +119,34 @@ def test_a_slip_of_typing_is_read_as_the_word_meant(typed, read):
     assert words.respelled(typed) == read
 
 
+# what the documents use, as text search stems it: word -> stem
+USED = {"tolerance": "toler", "tolerence": "toler", "kestle": "kestl", "kestl": "kestl",
+        "engine": "engin", "engineer": "engin", "enginer": "engin", "chloramine": "chloramin",
+        "chloramines": "chloramin", "cluster": "cluster"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        # a stem the documents use, spelled as no English word: the commoner word of that stem
+        ("whats the tolerence before a fail", "whats the tolerance before a fail"),
+        # a word they never use, one slip from one they do: theirs (a swap before a drop)
+        ("is kestel moor on it", "is kestle moor on it"),
+        ("the redis clustr", "the redis cluster"),
+        # as near to two words of theirs: left as typed
+        ("the ot standby enginer", "the ot standby enginer"),
+        # a rare word they use, and one nothing they say is near, stay as typed
+        ("why not chloramine", "why not chloramine"),
+        ("the frobnicator", "the frobnicator"),
+    ],
+)
+def test_a_slip_of_typing_is_read_as_the_word_the_documents_use(typed, read):
+    found = words.slips(typed)
+    known = {w: USED[w] for near in found.values() for w in near if w in USED}
+    known |= {w: USED[w] for w in found if w in USED}
+    assert words.respelled_from(typed, found, known) == read
+
+
 def test_a_unit_of_measure_says_what_it_measures():
     assert "speed" in words.measured_by("m/s")
     assert words.measured_by("°C") == words.terms("temperature")
