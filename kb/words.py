@@ -258,11 +258,22 @@ def _transposed(term: str) -> frozenset[str]:
 _IFY = re.compile(r"^([a-z]{3,})i(?:fications?|fi|fy|f)$")
 
 
+# A noun in -sion and its verb in -d or -t: decision ~ decide (and decided), inclusion ~
+# include, extension ~ extend, permission ~ permit
+_SION = re.compile(r"^([a-z]{3,}?)s?sions?$")
+
+
+def _sion_of(noun: str, verb: str) -> bool:
+    found = _SION.match(noun)
+    verb = verb.removesuffix("e")
+    return bool(found) and verb[-1:] in ("d", "t") and verb[:-1] == found.group(1)
+
+
 def _same_word(a: str, b: str) -> bool:
     if "-" in a + b and a.replace("-", "") == b.replace("-", ""):
         return True  # sf-2 ~ sf2, e-mail ~ email
     a, b = _IFY.sub(r"\1ify", a), _IFY.sub(r"\1ify", b)
-    if a == b:
+    if a == b or _sion_of(a, b) or _sion_of(b, a):
         return True
     a, b = _root(a), _root(b)
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)

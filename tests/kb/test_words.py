@@ -33,6 +33,11 @@ from kb import words
         ("verify", "verification"),  # a verb in -ify and its noun in -ification
         ("notified", "notification"),
         ("classification", "classifies"),
+        ("when did we decide", "Decision date"),  # a verb in -d or -t and its noun in -sion
+        ("decided", "the decision"),
+        ("what is included", "Inclusion"),
+        ("who can permit it", "permission"),
+        ("extend", "extensions"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
@@ -51,6 +56,8 @@ def test_forms_of_one_word_meet(asked, present):
         ("ocde", "code"),  # a swap is a typing slip only where the first letter stays
         ("metres", "5 m"),  # a one-letter symbol is too ambiguous to stand for its unit
         ("megawatts", "5 kW"),  # another unit
+        ("decide", "decisive"),  # -sive is not -sion
+        ("exclude", "inclusion"),  # another verb
     ],
 )
 def test_different_words_do_not_meet(asked, present):
