@@ -389,8 +389,8 @@ _SLIP_WORD = re.compile(r"(?<![\w'’-])[a-z]{5,}(?![\w'’-])")
 
 def slips(text: str) -> dict[str, frozenset[str]]:
     """The lower-case words of `text` (five letters or more) rare in English, each with the
-    words one slip of typing away: a letter dropped, added or changed, or two swapped
-    ("tolerence": tolerance). Which of those was meant is for the documents to say
+    words one slip of typing away: a letter dropped, added or changed, two swapped
+    ("tolerence": tolerance), or a hyphen left out ("undercharged": under-charged). Which of those was meant is for the documents to say
     (`respelled_from`): English alone cannot tell a slip from a rare word."""
     return {
         word: _one_slip(word)
@@ -405,7 +405,9 @@ def _one_slip(word: str) -> frozenset[str]:
     swapped = {head + tail[1] + tail[0] + tail[2:] for head, tail in splits if len(tail) > 1}
     changed = {head + c + tail[1:] for head, tail in splits if tail for c in ascii_lowercase}
     added = {head + c + tail for head, tail in splits for c in ascii_lowercase}
-    return frozenset((dropped | swapped | changed | added) - {word})
+    # a compound written as one word where the documents hyphenate it (under-charged)
+    hyphened = {f"{head}-{tail}" for head, tail in splits if len(head) >= 2 and len(tail) >= 3}
+    return frozenset((dropped | swapped | changed | added | hyphened) - {word})
 
 
 def respelled_from(text: str, found: dict[str, frozenset[str]], known: dict[str, str]) -> str:
