@@ -1839,10 +1839,10 @@ def build_brief(
     reasons_of: int | None = None
     if question.kind == REASON and about:
         # "why did we reject X?": X's own record says why, in its reasons, ahead of another
-        # document's line that it was rejected
+        # document's line that it was rejected and of its own account of the proposal
         reasons = _reasons_of(about, answering)
-        if reasons and lead.document_id not in about:
-            lead = reasons[0]
+        if reasons:
+            lead = lead if lead in reasons else reasons[0]
             reasons_of = lead.document_id
     moved_off = _moved_off(question, lead, links, weights)
     if question.kind == REASON and moved_off is not None:
@@ -1900,7 +1900,10 @@ def build_brief(
     if question.kind in (HOWTO, YESNO):
         forbidden = _forbidden_case(question, lead, answering)
         lead = forbidden or lead
-    as_list = _answers_with_list(question, lead, weights)
+    # ...and a rejected approach's reasons, when they are a list, are given whole
+    as_list = _answers_with_list(question, lead, weights) or (
+        reasons_of is not None and lead.unit.group >= 0
+    )
     listed = (
         # the rows the question asks for, then the first of them: a long table's matching
         # rows are not cut off by the rows before them

@@ -3084,3 +3084,33 @@ def test_a_name_the_opening_only_mentions_is_not_what_the_document_covers():
     article = hit(1, FORTH_BRIDGE, title="Forth Bridge", slug="forth-bridge")
     assert not _brief("Who designed the Quebec Bridge?", article).answerable
     assert "Fowler" in compose(_brief("Who designed the Forth Bridge?", article))
+
+
+REJECTED_CHLORAMINE = """# Rejected: switching Kestle Moor to chloramine
+
+## Summary
+
+In spring 2023 consultants recommended that Kestle Moor should stop leaving a free chlorine
+residual in the water and should instead form chloramine by dosing ammonia.
+
+## Why we rejected it
+
+1. **Nitrification.** Chloramine releases ammonia as it decays, and bacteria turn that into
+   nitrite in long rural mains.
+2. **Customers who must be told.** Chloramine must be removed from water used for kidney
+   dialysis and in fish tanks.
+3. **Mixing zones.** Parts of the town are fed from both Kestle Moor and Ambrook.
+"""
+
+
+def test_why_an_approach_was_rejected_is_answered_by_all_its_reasons_not_its_proposal():
+    rejected = hit(1, REJECTED_CHLORAMINE, title="Rejected: switching Kestle Moor to chloramine",
+                   canonical_type="rejected-approach", canonical_status="accepted",
+                   summary="Proposal to dose ammonia in the water at Kestle Moor to form "
+                           "chloramine. Rejected in November 2023.")  # fmt: skip
+    sources = number_sources(result([], rejected=[rejected]))
+    for question in ("why did we turn down dosing ammonia at Kestle Moor?",
+                     "why did we reject chloramine at kestle moor"):  # fmt: skip
+        text = compose(build_brief(question=read_question(question), sources=sources))
+        assert text.startswith("Why we rejected it:"), text
+        assert all(why in text for why in ("Nitrification", "dialysis", "Mixing zones")), text
