@@ -265,8 +265,10 @@ _SION = re.compile(r"^([a-z]{3,}?)s?sions?$")
 
 def _sion_of(noun: str, verb: str) -> bool:
     found = _SION.match(noun)
+    if found is None:
+        return False
     verb = verb.removesuffix("e")
-    return bool(found) and verb[-1:] in ("d", "t") and verb[:-1] == found.group(1)
+    return verb[-1:] in ("d", "t") and verb[:-1] == found.group(1)
 
 
 def _same_word(a: str, b: str) -> bool:
