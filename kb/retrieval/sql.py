@@ -177,7 +177,7 @@ def candidates(rows: Sequence[tuple], *, arm: str) -> list[Candidate]:
 def known_words(*, scope: Scope, words: Sequence[str], language: str) -> dict[str, str]:
     """Each word of `words` whose text-search lexeme a document of the scope uses, with that
     lexeme (one look-up of the postings' primary key per word; it stops at the first
-    visible posting)."""
+    visible posting). A hyphenated word is its whole compound ("mes-age" is not "age")."""
     if not words:
         return {}
     with connection.cursor() as cursor:
@@ -185,7 +185,8 @@ def known_words(*, scope: Scope, words: Sequence[str], language: str) -> dict[st
             f"""
             SELECT u.w, l.lexeme FROM unnest(%s::text[]) AS u(w)
             CROSS JOIN LATERAL (
-                SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, u.w)) LIMIT 1
+                SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, u.w))
+                ORDER BY length(lexeme) DESC LIMIT 1
             ) AS l
             WHERE EXISTS (
                 SELECT 1 FROM {tables()["term"]} t

@@ -80,6 +80,9 @@ def test_a_slip_of_typing_is_read_as_the_word_the_documents_use(
 ):
     typed = "How do I fail over the Redis clustr when a primary is down?"
     assert spelled_right(user=reader[0], question=typed) == FAILOVER
+    # a word split by a hyphen is its compound, not its last part ("mes-age" is not "age")
+    queue = "what do we use as the mesage queue for tracking events?"
+    assert spelled_right(user=reader[0], question=queue) == queue.replace("mesage", "message")
     # only words of documents the asker can see put a question right
     assert spelled_right(user=outsider[0], question=typed) == typed
     meant = _post(alpha, reader[1], {"question": FAILOVER}).json()
