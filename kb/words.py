@@ -386,19 +386,23 @@ def respelled(text: str) -> str:
 
 
 TYPO_RARE = 3.0  # a word rarer than this may be a slip (misspellings reach 2.9: "recieve" 2.75)
+MAX_SLIPS = 8  # ...looked up per question (a 10,000-character question is not 500 look-ups of 500)
 _SLIP_WORD = re.compile(r"(?<![\w'’-])[a-z]{5,}(?![\w'’-])")
 
 
 def slips(text: str) -> dict[str, frozenset[str]]:
     """The lower-case words of `text` (five letters or more) rare in English, each with the
     words one slip of typing away: a letter dropped, added or changed, two swapped
-    ("tolerence": tolerance), or a hyphen left out ("undercharged": under-charged). Which of those was meant is for the documents to say
-    (`respelled_from`): English alone cannot tell a slip from a rare word."""
-    return {
-        word: _one_slip(word)
+    ("tolerence": tolerance), or a hyphen left out ("undercharged": under-charged). Which of
+    those was meant is for the documents to say (`respelled_from`): English alone cannot
+    tell a slip from a rare word. The first MAX_SLIPS only: each costs a few hundred
+    look-ups, and a question is no list of rare words."""
+    rare = [
+        word
         for word in dict.fromkeys(_SLIP_WORD.findall(text))
         if word not in STOPWORDS and _zipf(word) < TYPO_RARE
-    }
+    ]
+    return {word: _one_slip(word) for word in rare[:MAX_SLIPS]}
 
 
 def _one_slip(word: str) -> frozenset[str]:

@@ -155,6 +155,11 @@ def test_a_slip_of_typing_is_read_as_the_word_the_documents_use(typed, read):
     assert words.respelled_from(typed, found, known) == read
 
 
+def test_a_question_of_rare_words_costs_a_bounded_number_of_look_ups():
+    typed = " ".join(f"zorbl{chr(97 + i)}x" for i in range(20))  # 20 words no one uses
+    assert len(words.slips(typed)) == words.MAX_SLIPS
+
+
 def test_a_unit_of_measure_says_what_it_measures():
     assert "speed" in words.measured_by("m/s")
     assert words.measured_by("°C") == words.terms("temperature")
