@@ -367,11 +367,7 @@ _LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}(?![\w'’-])")
 @lru_cache(maxsize=4096)
 def _meant(word: str) -> str:
     """The word one dropped or swapped letter away that is far commoner, or the word."""
-    near = {
-        word[:i] + letter + word[i:] for i in range(len(word) + 1) for letter in ascii_lowercase
-    }
-    near |= _transposed(word) | {word[1] + word[0] + word[2:]}  # ...its first letter too
-    near.discard(word)
+    near = (_letter_added(word) | _letters_swapped(word)) - {word}
     best = max(near, key=_zipf)
     commoner = _zipf(best) >= TYPO_COMMON and _zipf(best) - _zipf(word) >= TYPO_COMMONER
     return best if commoner else word
@@ -405,15 +401,24 @@ def slips(text: str) -> dict[str, frozenset[str]]:
     return {word: _one_slip(word) for word in rare[:MAX_SLIPS]}
 
 
+def _letter_added(word: str) -> set[str]:
+    """The word with one letter put in anywhere: what it was meant to be if one was dropped."""
+    return {word[:i] + c + word[i:] for i in range(len(word) + 1) for c in ascii_lowercase}
+
+
+def _letters_swapped(word: str) -> set[str]:
+    """The word with two neighbouring letters swapped, the first two included."""
+    return {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+
+
 def _one_slip(word: str) -> frozenset[str]:
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     dropped = {head + tail[1:] for head, tail in splits if tail}
-    swapped = {head + tail[1] + tail[0] + tail[2:] for head, tail in splits if len(tail) > 1}
     changed = {head + c + tail[1:] for head, tail in splits if tail for c in ascii_lowercase}
-    added = {head + c + tail for head, tail in splits for c in ascii_lowercase}
     # a compound written as one word where the documents hyphenate it (under-charged)
     hyphened = {f"{head}-{tail}" for head, tail in splits if len(head) >= 2 and len(tail) >= 3}
-    return frozenset((dropped | swapped | changed | added | hyphened) - {word})
+    near = dropped | changed | hyphened | _letter_added(word) | _letters_swapped(word)
+    return frozenset(near - {word})
 
 
 def respelled_from(text: str, found: dict[str, frozenset[str]], known: dict[str, str]) -> str:
