@@ -296,6 +296,7 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
             v
             for v in found
             if vals.is_person_like(v)
+            and not vals.is_named_thing(v, unit.text)
             and v.start >= label
             and not _goes_on_as_asked(v, unit.text, question.text)
         ]

@@ -363,6 +363,40 @@ _PLACE_HEADS = frozenset(
 )
 
 
+# The last word of a name that names a body of people, which answers who decided or approved
+# ("the Digital Design Authority", "the Change Advisory Board")
+_GROUP_HEADS = frozenset(
+    "authority authorities board committee council panel team group forum office department "
+    "service services unit desk trust partnership commission assembly court cabinet".split()
+)
+_THE_BEFORE = re.compile(r"\bthe\s+$", re.I)
+_PLACED_BEFORE = re.compile(r"\b(?:in|at|near)\s+$", re.I)
+# ...and a title a person's name opens with ("the Emperor Frederick Barbarossa")
+_TITLES = frozenset(
+    "emperor empress king queen prince princess pope tsar sultan duke duchess earl count "
+    "countess lord lady sir dame saint president general admiral captain colonel bishop "
+    "archbishop cardinal professor doctor dr".split()
+)
+
+
+def is_named_thing(value: Value, text: str) -> bool:
+    """A name that names no person: one written after "in", "at" or "near" is a place's or a
+    firm's ("a branch in Buenos Aires"); one written after "the" is a thing's ("signed the
+    Magna Charta Universitatum"), unless it names a role or a body of people ("the Head of
+    Integration", "the Digital Design Authority") or opens with a title ("the Emperor
+    Frederick Barbarossa"). "The poet Petrarch" puts a noun between them."""
+    if value.kind != NAME:
+        return False
+    before = text[max(0, value.start - 8) : value.start]
+    if _PLACED_BEFORE.search(before):
+        return True
+    if not _THE_BEFORE.search(before):
+        return False
+    parts = value.text.split()
+    last = re.sub(r"['’]s?$", "", parts[-1].lower())
+    return last not in _GROUP_HEADS and parts[0].lower() not in _TITLES and not is_role(value)
+
+
 def is_person_like(value: Value) -> bool:
     """A name of two or more words (Anton Seidl, Incident Commander): who-questions are not
     answered by a place or a country (Canada), nor by a name that ends in a kind of place

@@ -3114,3 +3114,33 @@ def test_why_an_approach_was_rejected_is_answered_by_all_its_reasons_not_its_pro
         text = compose(build_brief(question=read_question(question), sources=sources))
         assert text.startswith("Why we rejected it:"), text
         assert all(why in text for why in ("Nitrification", "dialysis", "Mixing zones")), text
+
+
+BOLOGNA = """# University of Bologna
+
+The University of Bologna is generally regarded as the oldest university in continuous
+operation in the world.
+
+## History
+
+In 1988, during the university's nine-hundredth anniversary, the rectors of 388 European
+universities signed the Magna Charta Universitatum in Bologna. The university library holds
+the Codex Argenteus. Among its famous students was the astronomer Nicolaus Copernicus.
+"""
+
+
+def test_a_thing_named_with_the_is_no_person_who_answers_who():
+    article = hit(1, BOLOGNA, title="University of Bologna", slug="university-of-bologna")
+    brief = _brief("Who was the first rector of the University of Bologna?", article)
+    assert not brief.answerable, compose(brief)
+    # a person named after "the" and a noun is still a person
+    assert "Copernicus" in compose(_brief("Which famous astronomer studied at Bologna?", article))
+    assert "Barbarossa" in compose(_brief("Which emperor issued the Authentica Habita?", hit(
+        1, "# Bologna\n\nIn 1158 the Emperor Frederick Barbarossa issued the Authentica Habita.\n",
+        title="Bologna", slug="bologna")))  # fmt: skip
+    # ...and a body named with "the" answers who decided
+    ruling = hit(1, "# Logging standard\n\nThe standard was approved by the Digital Design "
+                 "Authority in March 2024.\n", title="Logging standard", slug="std-logging")  # fmt: skip
+    assert "Digital Design Authority" in compose(
+        _brief("Who approved the logging standard?", ruling)
+    )
