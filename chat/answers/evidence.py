@@ -45,6 +45,7 @@ from chat.answers.scoring import (
     in_reason_section,
     names_in,
     names_present,
+    said_of_another,
     score_unit,
     term_weights,
     unit_terms,
@@ -2170,6 +2171,15 @@ def _answerable(
                     f"{s.unit.section} {s.unit.context} {s.source.hit.title} {s.source.hit.heading_path}"
                 ),
             )
+        ]
+        if not candidates:
+            return False, "no source says it of the subject the question names"
+    if question.specific and question.names:
+        # "how many moons of Neptune?": not the moons the sentence says of Uranus
+        candidates = [
+            s
+            for s in candidates
+            if not s.values or not all(said_of_another(question, s.unit, v) for v in s.values)
         ]
         if not candidates:
             return False, "no source says it of the subject the question names"

@@ -437,13 +437,9 @@ def attached(question: Question, unit: Unit, found: Sequence[vals.Value]) -> boo
     clause about automatic failover, not the "2 min" of another step)."""
     if not found:
         return False
-    clauses = _CLAUSE.split(unit.text)
-    if len(clauses) == 1:
+    starts = _clauses(unit.text)
+    if len(starts) == 1:
         return True
-    starts, position = [], 0
-    for clause in clauses:
-        position = unit.text.find(clause, position)
-        starts.append((position, position + len(clause), clause))
     for value in found:
         for start, end, clause in starts:
             if start <= value.start < end and words.matching(question.terms, words.terms(clause)):
@@ -647,6 +643,35 @@ def _states_asked_value(question: Question, unit: Unit) -> bool:
         for mine in vals.values_in(unit.text)
         for asked in question.stated
     )
+
+
+def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
+    """The value is said of another thing than the one the question names: the unit names
+    the question's subject, but not in the value's clause, and the last name written before
+    the value in its sentence is another one ("visited Uranus, ..., discovering eleven moons,
+    and Neptune": the moons are Uranus's, not Neptune's)."""
+    text = unit.text
+    if unit.kind == "row" or not question.names or not names_in(question.names, text):
+        return False  # (a table row's cells are said of its first: _another_row_named)
+    clause = next((c for start, end, c in _clauses(text) if start <= value.start < end), "")
+    if names_in(question.names, clause):
+        return False
+    sentence_start = text.rfind(". ", 0, value.start) + 1
+    before = [
+        v
+        for v in vals.values_in(text[sentence_start : value.start])
+        if v.kind == vals.NAME or (v.kind == vals.CODE and v.text != v.text.lower())
+    ]  # (a code in capitals or with a digit names a thing; "half-life" does not)
+    return bool(before) and not names_in(question.names, before[-1].text)
+
+
+def _clauses(text: str) -> list[tuple[int, int, str]]:
+    """The clauses of a text with where each starts and ends."""
+    found, position = [], 0
+    for clause in _CLAUSE.split(text):
+        position = text.find(clause, position)
+        found.append((position, position + len(clause), clause))
+    return found
 
 
 def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> bool:

@@ -3144,3 +3144,30 @@ def test_a_thing_named_with_the_is_no_person_who_answers_who():
     assert "Digital Design Authority" in compose(
         _brief("Who approved the logging standard?", ruling)
     )
+
+
+VOYAGER = """# Voyager 2
+
+Voyager 2 is a space probe launched by NASA in 1977. It remains the only spacecraft to have
+visited Uranus, which it passed in January 1986, discovering eleven previously unknown moons,
+and Neptune, which it passed in August 1989, photographing the Great Dark Spot.
+"""
+COBOL = """# COBOL
+
+COBOL was designed in 1959 by a committee of industry and government. The design drew heavily
+on FLOW-MATIC, a language developed by Grace Hopper's team at Remington Rand, and also on IBM's
+COMTRAN.
+"""
+
+
+def test_a_value_said_of_another_thing_the_sentence_names_does_not_answer():
+    voyager = hit(1, VOYAGER, title="Voyager 2", slug="voyager-2")
+    cobol = hit(1, COBOL, title="COBOL", slug="cobol")
+    brief = _brief("How many new moons of Neptune did Voyager 2 discover?", voyager)
+    assert not brief.answerable, compose(brief)
+    assert "eleven" in compose(
+        _brief("How many new moons of Uranus did Voyager 2 discover?", voyager)
+    )
+    brief = _brief("Who designed IBM's COMTRAN language?", cobol)
+    assert not brief.answerable, compose(brief)
+    assert "Grace Hopper" in compose(_brief("Who developed FLOW-MATIC?", cobol))
