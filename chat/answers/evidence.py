@@ -1115,6 +1115,16 @@ def _rows_asked(
     )
 
 
+def proper_names(question: Question) -> list[str]:
+    """The names the question writes in words ("the Atlas Mountains"), not its codes and
+    numbers ("ROC", "hb1", "18 m/s"), which may be the very thing a record says otherwise."""
+    return [
+        name
+        for name in question.names
+        if name != name.upper() and not any(ch.isdigit() for ch in name)
+    ]
+
+
 def _supporting(
     question: Question,
     lead: Scored,
@@ -1175,8 +1185,11 @@ def _supporting(
         own = unit_terms(other.unit)
         if any(len(own & terms) >= REPEATS * max(len(own), 1) for terms in seen):
             continue  # the same statement again (a summary and its section, chunk overlap)
-        if other.document_id != lead.document_id and not bears_on(question, other):
-            continue
+        if other.document_id != lead.document_id and not (
+            bears_on(question, other)
+            and names_present(proper_names(question), other.source, other.unit)
+        ):
+            continue  # (nor does a unit about another thing than the one the question names)
         chosen.append(other)
         seen.append(own)
     return chosen
@@ -1798,6 +1811,11 @@ def build_brief(
     # before ("and who made the call?": not the go-live row the earlier question matched)
     own = [s for s in answering if s.coverage > 0] if earlier_terms else []
     pool = own or answering
+    proper = proper_names(question)
+    if proper and not earlier_terms:
+        # "which plate ... beneath the Atlas Mountains?": a unit about the Andes sharing more
+        # of the question's words does not lead when units naming the Atlas Mountains answer
+        pool = [s for s in pool if names_present(proper, s.source, s.unit)] or pool
     if earlier_lead and question.refers_back:
         # "how long was it down?": "it" is what the answer before led with; its document
         # answers when it states the kind of value asked

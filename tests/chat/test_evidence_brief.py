@@ -3171,3 +3171,26 @@ def test_a_value_said_of_another_thing_the_sentence_names_does_not_answer():
     brief = _brief("Who designed IBM's COMTRAN language?", cobol)
     assert not brief.answerable, compose(brief)
     assert "Grace Hopper" in compose(_brief("Who developed FLOW-MATIC?", cobol))
+
+
+ANDES = """# Andes
+
+The Andes are the longest continental mountain range in the world. They were formed, and are
+still rising, as the oceanic Nazca Plate is pushed beneath the South American Plate.
+"""
+ATLAS = """# Atlas Mountains
+
+The Atlas Mountains stretch across Morocco, Algeria and Tunisia.
+
+The Atlas Mountains took their shape when the African Plate was pushed north against the
+Eurasian Plate.
+
+The Atlas Mountains are home to the Barbary macaque.
+"""
+
+
+def test_the_answer_leads_with_the_subject_the_question_names():
+    andes = hit(1, ANDES, title="Andes", slug="andes")
+    atlas = hit(2, ATLAS, title="Atlas Mountains", slug="atlas-mountains")
+    brief = _brief("Which oceanic plate is pushed beneath the Atlas Mountains?", andes, atlas)
+    assert not brief.answerable or "Nazca" not in compose(brief), compose(brief)
