@@ -2192,6 +2192,12 @@ def _answerable(
         ]
         if not candidates:
             return False, "no source says it of the subject the question names"
+    if question.restricted_to and not earlier_terms:
+        # "the critical potassium limit for children": not the limit under "Critical limits
+        # (adults)", which says nothing of children
+        candidates = [s for s in candidates if _states_restriction(question, s)]
+        if not candidates:
+            return False, "no source states it for what the question narrows it to"
     if question.specific and question.names:
         # "how many moons of Neptune?": not the moons the sentence says of Uranus
         candidates = [
@@ -2220,6 +2226,17 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _states_restriction(question: Question, scored: Scored) -> bool:
+    """The unit, its heading, lead-in or document says a word of each "for" phrase of the
+    question (Question.restricted_to)."""
+    hit = scored.source.hit
+    said = unit_terms(scored.unit) | words.terms(
+        f"{scored.unit.section} {scored.unit.context} {hit.title} {hit.heading_path} "
+        f"{scored.source.about} {scored.source.covers}"
+    )
+    return all(words.matching(phrase, said) for phrase in question.restricted_to)
 
 
 def _held_there(question: Question, ranked: Sequence[Scored]) -> bool:

@@ -383,6 +383,9 @@ class Question:
     # unit saying it keeps, retains, stores or deletes states (not how long a restore took)
     keeps: bool = False
     proposal: bool = False  # it asks what a proposal or draft would change, not what holds
+    # what a "for" phrase narrows the question to ("the critical potassium limit for
+    # children": child), its words of some weight: one of them must be said of the answer
+    restricted_to: tuple[frozenset[str], ...] = ()
     # the values a second question joined to it asks for ("who turned it down, and when?": a
     # date as well as a name)
     also_kinds: frozenset[str] = frozenset()
@@ -1000,7 +1003,48 @@ def read_question(text: str) -> Question:
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),
         checked=_checked(kind, asked, claim),
+        restricted_to=_restricted_to(reported),
     )
+
+
+# "for children", "for the Carn Dubh turbines", "for rope access work": the words after "for"
+# and its determiners, up to a word of the question form or a mark
+_FOR_PHRASE = re.compile(
+    r"\bfor\s+(?:(?:a|an|the|our|my|your|their|its|this|that|these|those|each|every)\s+)*"
+    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})",
+    re.I,
+)
+# "for good", "for now", "for ages", "for whoever": an idiom or a pronoun narrows nothing
+_FOR_IDIOMS = frozenset(
+    "good now ever ages sure example instance once long while whoever whatever whichever".split()
+)
+RESTRICTING_WEIGHT = 0.5  # a word weighing less in English ("going", "people") narrows nothing
+
+
+def _restricted_to(text: str) -> tuple[frozenset[str], ...]:
+    """What each "for" phrase naming a thing narrows the question to: its words, up to the
+    first stop word, less the commonest English words."""
+    found = []
+    spans = [(v.start, v.end) for v in values.values_in(text) if v.kind in values.NUMERIC_KINDS]
+    for match in _FOR_PHRASE.finditer(text):
+        if any(start <= match.start(1) < end for start, end in spans):
+            continue  # "kept for half a year": the value asked about, not what it is about
+        if match.group(1).split()[0].lower().endswith("ing"):
+            continue  # "for climbing a turbine", "for working nights": what is done, said many ways
+        phrase = []
+        for word in match.group(1).split():
+            if word.lower() in words.STOPWORDS or word.lower() in _FOR_IDIOMS:
+                break
+            phrase.append(word)
+        kept = frozenset(
+            term
+            for word in phrase
+            for term in words.terms(word)
+            if words.english_weight(word) >= RESTRICTING_WEIGHT
+        )
+        if kept:
+            found.append(kept)
+    return tuple(found)
 
 
 # A yes/no question that says a value is so opens with a verb of being or doing ("is the

@@ -3194,3 +3194,24 @@ def test_the_answer_leads_with_the_subject_the_question_names():
     atlas = hit(2, ATLAS, title="Atlas Mountains", slug="atlas-mountains")
     brief = _brief("Which oceanic plate is pushed beneath the Atlas Mountains?", andes, atlas)
     assert not brief.answerable or "Nazca" not in compose(brief), compose(brief)
+
+
+CRITICAL_LIMITS = """# Critical result definition
+
+## Critical limits (adults)
+
+| Analyte | Low critical | High critical |
+|---|---|---|
+| Potassium | 2.5 mmol/L or below | 6.5 mmol/L or above |
+| Sodium | 120 mmol/L or below | 160 mmol/L or above |
+"""
+
+
+def test_a_value_for_something_else_than_the_question_narrows_it_to_does_not_answer():
+    limits = hit(1, CRITICAL_LIMITS, title="Critical result definition", slug="critical-results")
+    # (the knowledge base's weights: potassium is rare in it, children commoner)
+    weights = {"potassium": 4.4, "children": 2.7, "limit": 1.8, "critical": 1.7}
+    brief = _brief("what's the critical potassium limit for children?", limits, weights=weights)
+    assert not brief.answerable, compose(brief)
+    assert "6.5" in compose(_brief("what's the critical potassium limit for adults?", limits))
+    assert "6.5" in compose(_brief("what's the critical limit for potassium?", limits))
