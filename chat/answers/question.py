@@ -558,7 +558,7 @@ _DESCRIBED = re.compile(
 
 _MONEY_WORDS = re.compile(
     r"\b(?:cost|costs|price|prices|priced|pay|paid|pays|payments?|wages?|spend|spent|budget|fee|fees|toll|"
-    r"worth|salary|compensation|allowance|per diem|charge|charged|fine|reimburs\w*|"
+    r"worth|salary|compensation|allowance|per diem|charges?|charged|fines?|fined|reimburs\w*|"
     r"euros?|dollars?|kroner|pounds)\b|[€$£]",
     re.I,
 )

@@ -3215,3 +3215,19 @@ def test_a_value_for_something_else_than_the_question_narrows_it_to_does_not_ans
     assert not brief.answerable, compose(brief)
     assert "6.5" in compose(_brief("what's the critical potassium limit for adults?", limits))
     assert "6.5" in compose(_brief("what's the critical limit for potassium?", limits))
+
+
+SPILL = """# Quay Street spill, March 2026
+
+Storm overflow QS-CSO1 discharged diluted sewage into the harbour for 3 hours 10 minutes. Quay
+Street had 23 rag trips in 2025, the most of any station.
+"""
+
+
+def test_how_much_someone_was_fined_asks_for_money_not_a_count():
+    question = "how much were we fined for the quay street spill"
+    assert read_question(question).value_kinds == {"money"}
+    spill = hit(1, SPILL, title="Quay Street spill, March 2026", slug="quay-street-spill")
+    weights = {"fined": 3.4, "spill": 3.0, "quay": 2.7, "street": 1.5}
+    brief = _brief(question, spill, weights=weights)
+    assert not brief.answerable, compose(brief)
