@@ -76,7 +76,8 @@ def _cells(row: Scored) -> tuple[str, list[str]]:
 
 def _row_cells(row: Scored, question: Question, two_columns: bool) -> str:
     """A table row in a list of rows: its first cell, and the cells of columns the question
-    names ("SkyBlade Inspections (Total (of 50): 42)")."""
+    names ("SkyBlade Inspections (Total (of 50): 42)"), or all of them when it asks what
+    changed."""
     first, cells = _cells(row)
     if two_columns and len(cells) == 1:
         # a two-column table is a list of labelled values ("Decided by: Helen Ward")
@@ -84,7 +85,9 @@ def _row_cells(row: Scored, question: Question, two_columns: bool) -> str:
     asked = [
         cell
         for cell in cells
-        if words.matching(question.terms, words.terms(cell.partition(":")[0]))
+        # (every cell of a row of changes: what it was and what it is now)
+        if question.asks_change
+        or words.matching(question.terms, words.terms(cell.partition(":")[0]))
     ]
     if cells and _CODE_CELL.fullmatch(first.strip()) and cells[0] not in asked:
         # a code says nothing to a reader ("RM-1065"): the next cell names the thing

@@ -63,6 +63,7 @@ from chat.answers.units import (
     reports_a_question,
     spelled_out,
     split_units,
+    states_change,
 )
 from chat.prompt import PromptSource
 from kb import words
@@ -1099,8 +1100,8 @@ def _rows_asked(
     """Of a table's rows, those that hold what the question asks them to hold ("which raw
     materials have celery in": the rows with celery), when the lead row holds words of the
     question that its table's title, heading and lead-in do not say."""
-    if lead.unit.kind != "row" or not siblings:
-        return siblings
+    if lead.unit.kind != "row" or not siblings or question.asks_change:
+        return siblings  # (every row of a table of changes says what changed)
     around = context_terms(lead.source, lead.unit)
     condition = frozenset(
         words.matching(question.terms, unit_terms(lead.unit))
@@ -1811,6 +1812,12 @@ def build_brief(
     # before ("and who made the call?": not the go-live row the earlier question matched)
     own = [s for s in answering if s.coverage > 0] if earlier_terms else []
     pool = own or answering
+    if question.asks_change:
+        # "what changed in the metal detector checks?": the rows setting revision 3 beside
+        # revision 4, not "after any setting change on the detector"
+        pool = [
+            s for s in pool if states_change(s.unit) and s.coverage >= MIN_COVERAGE_OPEN
+        ] or pool
     proper = proper_names(question)
     if proper and not earlier_terms:
         # "which plate ... beneath the Atlas Mountains?": a unit about the Andes sharing more

@@ -166,11 +166,12 @@ _NEEDS = (
     r"(?:needed|required)|requirements|what (?:has|have|needs?) to be|what must be"
 )
 _NEEDS_Q = re.compile(rf"\b(?:{_NEEDS})\b", re.I)
+# "what (actually) changed", "what is different": every change
+_CHANGED = r"what\s+(?:\w+\s+)?(?:has\s+|have\s+)?changed|what\s+is\s+different"
+_CHANGED_Q = re.compile(rf"\b(?:{_CHANGED})\b", re.I)
 _LIST_WORDS = re.compile(
     r"\b(?:list|checklist|all|every|each|steps|which ones|what are|which are|name the|kinds of|types of|"
-    # "what (actually) changed", "what is different": every change
-    r"what\s+(?:\w+\s+)?(?:has\s+|have\s+)?changed|what\s+is\s+different|"
-    rf"{_NEEDS})\b",
+    rf"{_CHANGED}|{_NEEDS})\b",
     re.I,
 )
 # "need the full list", "whole checklist pls": the form of the answer asked for, not what
@@ -386,6 +387,7 @@ class Question:
     # what a "for" phrase narrows the question to ("the critical potassium limit for
     # children": child), its words of some weight: one of them must be said of the answer
     restricted_to: tuple[frozenset[str], ...] = ()
+    asks_change: bool = False  # "what changed in X?": what says a thing changed answers it
     # the values a second question joined to it asks for ("who turned it down, and when?": a
     # date as well as a name)
     also_kinds: frozenset[str] = frozenset()
@@ -1004,6 +1006,7 @@ def read_question(text: str) -> Question:
         at_the_time=bool(_AT_THE_TIME.search(text)),
         checked=_checked(kind, asked, claim),
         restricted_to=_restricted_to(reported),
+        asks_change=bool(_CHANGED_Q.search(text)),
     )
 
 

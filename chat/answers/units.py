@@ -174,6 +174,22 @@ def spelled_out(units: list[Unit], defined: dict[str, str]) -> list[Unit]:
     return spelled
 
 
+# "Revision 3 (2022): every 4 hours; Revision 4 (now): every 2 hours", "every 3 hours instead
+# of every 4": a unit that says something changed, not one that only names a change ("after any
+# setting change")
+_VERSION = re.compile(r"\b(?:rev(?:ision)?|version|issue|v)\.?\s*(\d+)\b", re.I)
+_CHANGE_SAID = re.compile(
+    r"\b(?:instead of|no longer|used to be|previously|formerly|was changed|were changed)\b", re.I
+)
+
+
+def states_change(unit: Unit) -> bool:
+    """The unit says something changed: it sets two versions side by side, or says what was
+    before."""
+    versions = {match.group(1) for match in _VERSION.finditer(unit.text)}
+    return len(versions) >= 2 or bool(_CHANGE_SAID.search(unit.text))
+
+
 def refers_back(unit: Unit) -> bool:
     """A sentence opening with a pronoun ("They are reviewed every six months."), or naming
     again what the sentence before it said ("The proposal was rejected ..."): it says nothing

@@ -3231,3 +3231,32 @@ def test_how_much_someone_was_fined_asks_for_money_not_a_count():
     weights = {"fined": 3.4, "spill": 3.0, "quay": 2.7, "street": 1.5}
     brief = _brief(question, spill, weights=weights)
     assert not brief.answerable, compose(brief)
+
+
+METAL_DETECTION = """# Metal detection verification (QP-05, revision 4)
+
+Effective 3 November 2025. Replaces revision 3.
+
+## What changed from revision 3
+
+| | Revision 3 (2022) | Revision 4 (now) |
+|---|---|---|
+| Routine check | every 4 hours | every 2 hours |
+| Bakery test pieces | 2.5 / 3.0 / 4.0 mm | 2.0 / 2.5 / 3.0 mm |
+| Reject bin | open, emptied by the line operator | locked, emptied only by QA |
+| Records | paper QF-05 | Fabrica electronic check sheet |
+
+## When to check
+
+- At the start of production, before the first pack.
+- Every 2 hours during production.
+- After every product changeover.
+- After any maintenance, repair or setting change on the detector.
+"""
+
+
+def test_what_changed_is_answered_by_what_states_a_change():
+    record = hit(1, METAL_DETECTION, title="Metal detection verification (QP-05, revision 4)",
+                 canonical_type="procedure", canonical_status="accepted", slug="qp-05")  # fmt: skip
+    answer = compose(_brief("what changed in the metal detector checks last november?", record))
+    assert "locked" in answer and "every 4 hours" in answer, answer
