@@ -2199,6 +2199,15 @@ def _answerable(
         ]
         if not candidates:
             return False, "no source says it of the subject the question names"
+    if question.role_qualifiers and not earlier_terms:
+        # "who was the consulting engineer?": not "the engineers Fowler and Baker"
+        candidates = [
+            s
+            for s in candidates
+            if words.matching(question.role_qualifiers, _said_around(s)) == question.role_qualifiers
+        ]
+        if not candidates:
+            return False, "no source names that kind of person"
     if question.restricted_to and not earlier_terms:
         # "the critical potassium limit for children": not the limit under "Critical limits
         # (adults)", which says nothing of children
@@ -2238,12 +2247,17 @@ def _answerable(
 def _states_restriction(question: Question, scored: Scored) -> bool:
     """The unit, its heading, lead-in or document says a word of each "for" phrase of the
     question (Question.restricted_to)."""
+    said = _said_around(scored)
+    return all(words.matching(phrase, said) for phrase in question.restricted_to)
+
+
+def _said_around(scored: Scored) -> frozenset[str]:
+    """What a unit, its heading, lead-in and document say."""
     hit = scored.source.hit
-    said = unit_terms(scored.unit) | words.terms(
+    return unit_terms(scored.unit) | words.terms(
         f"{scored.unit.section} {scored.unit.context} {hit.title} {hit.heading_path} "
         f"{scored.source.about} {scored.source.covers}"
     )
-    return all(words.matching(phrase, said) for phrase in question.restricted_to)
 
 
 def _held_there(question: Question, ranked: Sequence[Scored]) -> bool:

@@ -388,6 +388,9 @@ class Question:
     # children": child), its words of some weight: one of them must be said of the answer
     restricted_to: tuple[frozenset[str], ...] = ()
     asks_change: bool = False  # "what changed in X?": what says a thing changed answers it
+    # "who was the consulting engineer?": the words that say which of that kind of person is
+    # asked for; a unit naming engineers must say consulting too
+    role_qualifiers: frozenset[str] = frozenset()
     # the values a second question joined to it asks for ("who turned it down, and when?": a
     # date as well as a name)
     also_kinds: frozenset[str] = frozenset()
@@ -1007,6 +1010,33 @@ def read_question(text: str) -> Question:
         checked=_checked(kind, asked, claim),
         restricted_to=_restricted_to(reported),
         asks_change=bool(_CHANGED_Q.search(text)),
+        role_qualifiers=_role_qualifiers(asked) if kind == PERSON else frozenset(),
+    )
+
+
+RESTRICTING_WEIGHT = 0.5  # a word weighing less in English ("going", "people") narrows nothing
+
+
+# "who was the consulting engineer", "who's the deputy HSE manager": the words before the
+# kind of person asked for
+_QUALIFIED_PERSON = re.compile(
+    r"^\s*(?:and\s+)?who(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+(?:the|our|their|its|a|an)\s+"
+    rf"((?:[\w'’-]+\s+){{1,2}}?)(?:{_PERSON_NOUNS}|{values.ROLE_NOUN_PATTERN})\b",
+    re.I,
+)
+
+
+def _role_qualifiers(asked: str) -> frozenset[str]:
+    """The words qualifying the kind of person a who-question asks for, less the commonest
+    English words ("the first rector": none)."""
+    match = _QUALIFIED_PERSON.match(asked)
+    if match is None:
+        return frozenset()
+    return frozenset(
+        term
+        for word in match.group(1).split()
+        if words.english_weight(word) >= RESTRICTING_WEIGHT
+        for term in words.terms(word)
     )
 
 
@@ -1021,7 +1051,6 @@ _FOR_PHRASE = re.compile(
 _FOR_IDIOMS = frozenset(
     "good now ever ages sure example instance once long while whoever whatever whichever".split()
 )
-RESTRICTING_WEIGHT = 0.5  # a word weighing less in English ("going", "people") narrows nothing
 
 
 def _restricted_to(text: str) -> tuple[frozenset[str], ...]:

@@ -518,6 +518,7 @@ _ROLE_NOUNS = (
     "manager|officer|director|head|lead|supervisor|owner|coordinator|controller|administrator|"
     "chair|commander|engineer|technician|boss|chief"
 )
+ROLE_NOUN_PATTERN = _ROLE_NOUNS
 # the role nouns, as terms ("who is the boss of X": a document names the head of X)
 ROLE_NOUNS = terms(_ROLE_NOUNS.replace("|", " "))
 _ROLE_RE = re.compile(

@@ -3260,3 +3260,24 @@ def test_what_changed_is_answered_by_what_states_a_change():
                  canonical_type="procedure", canonical_status="accepted", slug="qp-05")  # fmt: skip
     answer = compose(_brief("what changed in the metal detector checks last november?", record))
     assert "locked" in answer and "every 4 hours" in answer, answer
+
+
+FORTH_DESIGN = """# Forth Bridge
+
+The Forth Bridge is a cantilever railway bridge across the Firth of Forth in Scotland. The
+design was the work of the English engineers Sir John Fowler and Sir Benjamin Baker.
+"""
+
+
+def test_who_holds_a_qualified_role_is_not_answered_by_another_of_that_kind():
+    article = hit(1, FORTH_DESIGN, title="Forth Bridge", slug="forth-bridge")
+    weights = {"consult": 3.5, "forth": 3.1, "engineer": 2.1, "bridge": 1.8}
+
+    def close(texts):  # the embedder finds the sentence close in meaning
+        return [0.73] * len(texts)
+
+    question = "Who was the consulting engineer on the Forth Bridge?"
+    brief = _brief(question, article, weights=weights, meaning=close)
+    assert not brief.answerable, compose(brief)
+    answer = compose(_brief("Who were the engineers of the Forth Bridge?", article, meaning=close))
+    assert "Fowler" in answer
