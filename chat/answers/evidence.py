@@ -2252,12 +2252,10 @@ def _states_restriction(question: Question, scored: Scored) -> bool:
 
 
 def _said_around(scored: Scored) -> frozenset[str]:
-    """What a unit, its heading, lead-in and document say."""
-    hit = scored.source.hit
-    return unit_terms(scored.unit) | words.terms(
-        f"{scored.unit.section} {scored.unit.context} {hit.title} {hit.heading_path} "
-        f"{scored.source.about} {scored.source.covers}"
-    )
+    """What a unit says, with the words around it (`context_terms`) and the names its
+    document's opening says it covers."""
+    around = context_terms(scored.source, scored.unit) | words.terms(scored.source.covers)
+    return unit_terms(scored.unit) | around
 
 
 def _held_there(question: Question, ranked: Sequence[Scored]) -> bool:
