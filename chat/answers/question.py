@@ -1044,7 +1044,7 @@ def _role_qualifiers(asked: str) -> frozenset[str]:
 # and its determiners, up to a word of the question form or a mark
 _FOR_PHRASE = re.compile(
     r"\bfor\s+(?:(?:a|an|the|our|my|your|their|its|this|that|these|those|each|every)\s+)*"
-    r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})",
+    r"([A-Za-z][\w'’-]*(?:\s+(?!for\b)[A-Za-z][\w'’-]*){0,3})",  # (not into the next "for")
     re.I,
 )
 # "for good", "for now", "for ages", "for whoever": an idiom or a pronoun narrows nothing

@@ -3215,6 +3215,11 @@ def test_a_value_for_something_else_than_the_question_narrows_it_to_does_not_ans
     assert not brief.answerable, compose(brief)
     assert "6.5" in compose(_brief("what's the critical potassium limit for adults?", limits))
     assert "6.5" in compose(_brief("what's the critical limit for potassium?", limits))
+    # every "for" phrase narrows it, the second too
+    assert (
+        frozenset({"children"})
+        in read_question("what is the retention for raw messages for children?").restricted_to
+    )
 
 
 SPILL = """# Quay Street spill, March 2026
