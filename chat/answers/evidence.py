@@ -1140,6 +1140,7 @@ def _supporting(
     its other reasons only: other documents say no more than that it was rejected."""
     chosen: list[Scored] = []
     seen = [unit_terms(s.unit) for s in (lead, *listed, *taken)]
+    proper = proper_names(question)
     forbidding = forbids(lead.unit)
     # the sentence going on from the lead ("Until that is approved, ...") is read with it
     going_on = [
@@ -1187,8 +1188,7 @@ def _supporting(
         if any(len(own & terms) >= REPEATS * max(len(own), 1) for terms in seen):
             continue  # the same statement again (a summary and its section, chunk overlap)
         if other.document_id != lead.document_id and not (
-            bears_on(question, other)
-            and names_present(proper_names(question), other.source, other.unit)
+            bears_on(question, other) and names_present(proper, other.source, other.unit)
         ):
             continue  # (nor does a unit about another thing than the one the question names)
         chosen.append(other)

@@ -7,6 +7,7 @@ never a corpus's titles, headings or phrasing.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from chat.answers import history, values
@@ -1030,11 +1031,14 @@ def _role_qualifiers(asked: str) -> frozenset[str]:
     """The words qualifying the kind of person a who-question asks for, less the commonest
     English words ("the first rector": none)."""
     match = _QUALIFIED_PERSON.match(asked)
-    if match is None:
-        return frozenset()
+    return _weighty_terms(match.group(1).split()) if match else frozenset()
+
+
+def _weighty_terms(phrase: Sequence[str]) -> frozenset[str]:
+    """The terms of the phrase's words that weigh something in English (RESTRICTING_WEIGHT)."""
     return frozenset(
         term
-        for word in match.group(1).split()
+        for word in phrase
         if words.english_weight(word) >= RESTRICTING_WEIGHT
         for term in words.terms(word)
     )
@@ -1068,12 +1072,7 @@ def _restricted_to(text: str) -> tuple[frozenset[str], ...]:
             if word.lower() in words.STOPWORDS or word.lower() in _FOR_IDIOMS:
                 break
             phrase.append(word)
-        kept = frozenset(
-            term
-            for word in phrase
-            for term in words.terms(word)
-            if words.english_weight(word) >= RESTRICTING_WEIGHT
-        )
+        kept = _weighty_terms(phrase)
         if kept:
             found.append(kept)
     return tuple(found)

@@ -514,15 +514,14 @@ def is_frequency(value: Value, text: str) -> bool:
 
 # A role someone holds ("the site manager", "the HSE Manager", "Head of Field Operations"):
 # it answers a who-question, and a who-question answered by a role asks next for the person.
-_ROLE_NOUNS = (
+ROLE_NOUN_PATTERN = (
     "manager|officer|director|head|lead|supervisor|owner|coordinator|controller|administrator|"
     "chair|commander|engineer|technician|boss|chief"
 )
-ROLE_NOUN_PATTERN = _ROLE_NOUNS
 # the role nouns, as terms ("who is the boss of X": a document names the head of X)
-ROLE_NOUNS = terms(_ROLE_NOUNS.replace("|", " "))
+ROLE_NOUNS = terms(ROLE_NOUN_PATTERN.replace("|", " "))
 _ROLE_RE = re.compile(
-    rf"((?:(?<![\w'’])[\w&-]+\s+){{0,3}})\b((?i:{_ROLE_NOUNS}))s?\b"
+    rf"((?:(?<![\w'’])[\w&-]+\s+){{0,3}})\b((?i:{ROLE_NOUN_PATTERN}))s?\b"
     r"((?:\s+of\s+(?:the\s+)?[A-Z][\w&-]*(?:\s+(?:&\s+)?[A-Z][\w&-]*)*)?)"
 )
 # the words a role's qualifiers stop at ("by both the | site manager"): the stop words, and
