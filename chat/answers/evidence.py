@@ -61,6 +61,7 @@ from chat.answers.units import (
     heading_context,
     refers_back,
     reports_a_question,
+    says_not,
     spelled_out,
     split_units,
     states_change,
@@ -1818,6 +1819,8 @@ def build_brief(
         pool = [
             s for s in pool if states_change(s.unit) and s.coverage >= MIN_COVERAGE_OPEN
         ] or pool
+    if question.negated and not earlier_terms:
+        pool = [s for s in pool if says_not(s.unit)] or pool  # what says "not" leads
     proper = proper_names(question)
     if proper and not earlier_terms:
         # "which plate ... beneath the Atlas Mountains?": a unit about the Andes sharing more
@@ -2178,7 +2181,15 @@ def _answerable(
     asked_years = _years(" ".join(question.names))
     if asked_years and question.kind != YESNO:
         # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%"
-        candidates = [s for s in candidates if not _of_another_year(question, asked_years, s)]
+        candidates = [
+            s
+            for s in candidates
+            if not _of_another_year(question, asked_years, s)
+            and (
+                _says_year(asked_years, s)
+                or not (_measures(s) or _years(s.unit.text))  # of no year or of another
+            )
+        ]
         if not candidates:
             return False, "no source states it for the year asked about"
     said = _predicate(question)
@@ -2208,6 +2219,11 @@ def _answerable(
         ]
         if not candidates:
             return False, "no source names that kind of person"
+    if question.negated and not earlier_terms:
+        # "which route does not offer huts?": not "the Marangu route offers huts"
+        candidates = [s for s in candidates if says_not(s.unit)]
+        if not candidates:
+            return False, "no source says what is not so"
     if question.restricted_to and not earlier_terms:
         # "the critical potassium limit for children": not the limit under "Critical limits
         # (adults)", which says nothing of children
@@ -2290,11 +2306,41 @@ def _earlier_row(
     return best if share >= MIN_COVERAGE else None
 
 
-_YEAR_IN_TEXT = re.compile(r"(?<![\w-])(?:1[5-9]|20)\d{2}(?![\w-])")
+# a year on its own or opening an ISO date ("2025-11-03"), not inside a code ("FSA-2019-07")
+_YEAR_IN_TEXT = re.compile(r"(?<![\w-])(?:1[5-9]|20)\d{2}(?=-\d{2}-\d{2}\b|(?![\w-]))")
 
 
 def _years(text: str) -> frozenset[int]:
     return frozenset(int(year) for year in _YEAR_IN_TEXT.findall(text))
+
+
+def _says_year(years: frozenset[int], scored: Scored) -> bool:
+    """The unit, its heading, lead-in or document title states a year asked about, or a span
+    of years covering it ("from 2019 to 2025"): a unit silent on the year does not say what
+    held in it ("fleet availability of 97.0% per calendar year" for 2024)."""
+    text = " ".join(
+        (
+            scored.unit.text,
+            scored.unit.section,
+            scored.unit.context,
+            scored.source.hit.title,
+            scored.source.hit.heading_path,
+        )
+    )
+    spans = [(int(m.group(1)), int(m.group(2))) for m in _SPAN.finditer(text)]
+    return bool(_years(text) & years) or any(
+        first <= year <= last for first, last in spans for year in years
+    )
+
+
+def _measures(scored: Scored) -> bool:
+    """The unit states a measured value (a number, span, amount or share), not only names."""
+    return any(v.kind in COMPARABLE - {vals.DATE} for v in vals.values_in(scored.unit.text))
+
+
+_SPAN = re.compile(
+    r"\b((?:1[5-9]|20)\d{2})\s*(?:-|–|to|until|till|and)\s*((?:1[5-9]|20)\d{2})\b", re.I
+)
 
 
 def _of_another_year(question: Question, years: frozenset[int], scored: Scored) -> bool:

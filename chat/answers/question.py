@@ -396,6 +396,9 @@ class Question:
     # date as well as a name)
     also_kinds: frozenset[str] = frozenset()
     at_the_time: bool = False  # "back when we had X": of X's own time, not before it
+    # "which route does not offer huts?": it asks of what is not so; a unit saying only what
+    # is so ("the Marangu route offers huts") does not answer it
+    negated: bool = False
 
     @property
     def asks_end(self) -> bool:
@@ -444,6 +447,14 @@ def _kind(text: str) -> str:
     if _WHICH_Q.match(text):
         return WHICH
     return WHAT
+
+
+# not, never, and the negated auxiliaries typed with or without their apostrophe
+_NEGATED = re.compile(
+    r"\b(?:not|never|cannot|(?:do|does|did|is|are|was|were|ca|wo|could|should|would|has|have|"
+    r"had|must)n['’]?t)\b",
+    re.I,
+)
 
 
 _KINDS_OF = re.compile(r"kinds?|types?|sorts?", re.I)
@@ -1008,6 +1019,7 @@ def read_question(text: str) -> Question:
         proposal=bool(_PROPOSAL_Q.search(text)),
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),
+        negated=kind not in (YESNO, HOWTO, REASON) and bool(_NEGATED.search(asked)),
         checked=_checked(kind, asked, claim),
         restricted_to=_restricted_to(reported),
         asks_change=bool(_CHANGED_Q.search(text)),

@@ -3286,3 +3286,44 @@ def test_who_holds_a_qualified_role_is_not_answered_by_another_of_that_kind():
     assert not brief.answerable, compose(brief)
     answer = compose(_brief("Who were the engineers of the Forth Bridge?", article, meaning=close))
     assert "Fowler" in answer
+
+
+KILIMANJARO = """# Mount Kilimanjaro
+
+Mount Kilimanjaro is a dormant volcano in Tanzania. The Marangu route, nicknamed the
+"Coca-Cola route", offers sleeping huts along the way. The Machame route has no huts: climbers
+sleep in tents.
+"""
+
+
+def test_a_question_asking_what_is_not_so_is_answered_by_a_unit_saying_not():
+    assert read_question("Which route up Kilimanjaro does not offer sleeping huts?").negated
+    assert read_question("which route doesnt offer huts").negated
+    assert not read_question("Does the Marangu route offer huts?").negated  # yes/no: a claim
+    article = hit(1, KILIMANJARO, title="Mount Kilimanjaro", slug="kilimanjaro")
+    answer = compose(_brief("Which route up Kilimanjaro does not offer sleeping huts?", article))
+    assert "Machame" in answer, answer
+    huts = hit(1, KILIMANJARO.replace(" The Machame route has no huts: climbers\nsleep in tents.", ""),
+               title="Mount Kilimanjaro", slug="kilimanjaro")  # fmt: skip
+    brief = _brief("Which route up Kilimanjaro does not offer sleeping huts?", huts)
+    assert not brief.answerable, compose(brief)  # "offers sleeping huts" says the opposite
+
+
+TUNGUSKA = """# Tunguska Event
+
+The Tunguska event was a huge explosion over Siberia on 30 June 1908. The blast flattened some
+80 million trees over an area of about 2,150 square kilometres.
+
+No scientist visited the site until 1927, when the mineralogist Leonid Kulik led an expedition
+for the Soviet Academy of Sciences in the hope of recovering meteorite iron. He expected a
+crater but found none. Kulik returned several times up to 1939.
+"""
+
+
+def test_a_unit_stating_another_year_or_none_does_not_answer_for_the_year_asked():
+    article = hit(1, TUNGUSKA, title="Tunguska event", slug="tunguska")
+    assert "Kulik" in compose(_brief("Who led the 1927 expedition to the Tunguska site?", article))
+    brief = _brief("Who led the 1958 Soviet expedition to the Tunguska site?", article)
+    assert not brief.answerable, compose(brief)  # Kulik's was in 1927
+    brief = _brief("How many trees were flattened at Tunguska in 1950?", article)
+    assert not brief.answerable, compose(brief)  # a measure said of no year
