@@ -662,7 +662,14 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
         for v in vals.values_in(text[sentence_start : value.start])
         if v.kind == vals.NAME or (v.kind == vals.CODE and v.text != v.text.lower())
     ]  # (a code in capitals or with a digit names a thing; "half-life" does not)
-    return bool(before) and not names_in(question.names, before[-1].text)
+    if not before:
+        return False
+    # a part of a name the question names is that name ("Meitner was nominated 48 times" of
+    # Lise Meitner)
+    last = before[-1].text
+    return not (
+        names_in(question.names, last) or any(names_in([last], name) for name in question.names)
+    )
 
 
 def _clauses(text: str) -> list[tuple[int, int, str]]:

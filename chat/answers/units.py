@@ -20,11 +20,15 @@ STATUS = "status"  # ...and of the one that states a record's curated status
 MAX_CONTEXT_CHARS = 90
 MIN_CLAUSE_WORDS = 6  # a cut-off unit kept up to its last clause must still say something
 # A sentence ends at . ! ? before a capital or a digit, but not after an abbreviation
-# ("Symphony No. 9", "St. Paul's", "e.g. Redis").
+# ("Symphony No. 9", "Piano Concerto in A minor, Op. 7", "St. Paul's", "e.g. Redis", "Gen.
+# Grant").
+_ABBREVIATIONS = (
+    "No Nos St Dr Mr Ms Mrs Prof vs e.g i.e Mt Fig ca Op Opp Vol Vols pp Art Sec Ch Jr Sr Gen "
+    "Col Capt Lt Gov Sen Fr approx cf"
+).split()
 _SENTENCE_END = re.compile(
-    r"(?<!\bNo\.)(?<!\bNos\.)(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)"
-    r"(?<!\bProf\.)(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bMt\.)(?<!\bFig\.)(?<!\bca\.)"
-    r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])"
+    "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)
+    + r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])"
 )
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _QUOTE_MARKER = re.compile(r"^\s*>\s?")

@@ -3327,3 +3327,35 @@ def test_a_unit_stating_another_year_or_none_does_not_answer_for_the_year_asked(
     assert not brief.answerable, compose(brief)  # Kulik's was in 1927
     brief = _brief("How many trees were flattened at Tunguska in 1950?", article)
     assert not brief.answerable, compose(brief)  # a measure said of no year
+
+
+CLARA_SCHUMANN = """# Clara Schumann
+
+Clara Schumann was a German pianist and composer. Her own works include the Piano Concerto in
+A minor, Op. 7, which she premiered at the Gewandhaus in 1835 under Felix Mendelssohn.
+"""
+
+
+def test_an_abbreviation_before_a_number_does_not_end_the_sentence():
+    article = hit(1, CLARA_SCHUMANN, title="Clara Schumann", slug="clara-schumann")
+    question = "Who conducted the first performance of Clara Schumann's Piano Concerto?"
+
+    def close(texts):  # "premiered ... under" says "conducted the first performance"
+        return [0.75] * len(texts)
+
+    answer = compose(_brief(question, article, meaning=close))
+    assert answer.startswith("Her own works include the Piano Concerto in A minor, Op. 7,"), answer
+    assert "Felix Mendelssohn" in answer
+
+
+MEITNER = """# Lise Meitner
+
+Lise Meitner was an Austrian physicist. Hahn alone received the 1944 Nobel Prize in Chemistry,
+although Meitner was nominated 48 times for Nobel prizes in physics and chemistry.
+"""
+
+
+def test_a_value_said_of_a_persons_surname_is_said_of_that_person():
+    article = hit(1, MEITNER, title="Lise Meitner", slug="lise-meitner")
+    question = "How many times was Lise Meitner nominated for a Nobel Prize?"
+    assert "48 times" in compose(_brief(question, article))
