@@ -1821,6 +1821,8 @@ def build_brief(
         ] or pool
     if question.negated and not earlier_terms:
         pool = [s for s in pool if says_not(s.unit)] or pool  # what says "not" leads
+    if question.ranks and not earlier_terms:
+        pool = [s for s in pool if not _ranks_otherwise(question, s.unit)] or pool
     proper = proper_names(question)
     if proper and not earlier_terms:
         # "which plate ... beneath the Atlas Mountains?": a unit about the Andes sharing more
@@ -2219,6 +2221,11 @@ def _answerable(
         ]
         if not candidates:
             return False, "no source names that kind of person"
+    if question.ranks and not earlier_terms:
+        # "who translated the second part?": not "Shelton's translation of the first part"
+        candidates = [s for s in candidates if not _ranks_otherwise(question, s.unit)]
+        if not candidates:
+            return False, "no source states it of the one asked about"
     if question.negated and not earlier_terms:
         # "which route does not offer huts?": not "the Marangu route offers huts"
         candidates = [s for s in candidates if says_not(s.unit)]
@@ -2258,6 +2265,19 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _ranks_otherwise(question: Question, unit: Unit) -> bool:
+    """The unit ranks a noun the question ranks, but only otherwise, in the same family of
+    ranks ("the first part" for "the second part", "a maximum depth" for "the average
+    depth")."""
+    said = vals.ranked_nouns(unit.text)
+    for noun, asked in question.ranks:
+        theirs = said.get(noun, frozenset())
+        if theirs and not theirs & asked:
+            if any(asked | theirs <= family for family in vals.RANK_FAMILIES):
+                return True
+    return False
 
 
 def _states_restriction(question: Question, scored: Scored) -> bool:

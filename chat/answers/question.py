@@ -399,6 +399,9 @@ class Question:
     # "which route does not offer huts?": it asks of what is not so; a unit saying only what
     # is so ("the Marangu route offers huts") does not answer it
     negated: bool = False
+    # the nouns it ranks ("the second part", "the average depth"): a unit ranking the same
+    # noun otherwise only ("the first part", "a maximum depth") does not answer it
+    ranks: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @property
     def asks_end(self) -> bool:
@@ -1020,6 +1023,7 @@ def read_question(text: str) -> Question:
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),
         negated=kind not in (YESNO, HOWTO, REASON) and bool(_NEGATED.search(asked)),
+        ranks=tuple(values.ranked_nouns(text).items()),
         checked=_checked(kind, asked, claim),
         restricted_to=_restricted_to(reported),
         asks_change=bool(_CHANGED_Q.search(text)),

@@ -379,6 +379,32 @@ _TITLES = frozenset(
 )
 
 
+# Words that rank a thing among others of its kind: its place in order ("the second part"),
+# or which of its measures ("the average depth"); each family, with its spellings.
+_RANKS = {
+    "first": "first", "second": "second", "third": "third", "fourth": "fourth",
+    "fifth": "fifth", "sixth": "sixth", "last": "last", "final": "last",
+    "maximum": "maximum", "max": "maximum", "minimum": "minimum", "min": "minimum",
+    "average": "average", "mean": "average",
+}  # fmt: skip
+RANK_FAMILIES = (
+    frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "last"}),
+    frozenset({"maximum", "minimum", "average"}),
+)
+_RANKED = re.compile(rf"\b((?i:{'|'.join(_RANKS)}))\s+(?:[A-Z][\w'’-]*\s+)?([a-z][a-z-]+)")
+
+
+def ranked_nouns(text: str) -> dict[str, frozenset[str]]:
+    """The nouns a text ranks, with the ranks it gives each ("the first English version of
+    the first part": version and part, first): a noun as its term."""
+    found: dict[str, set[str]] = {}
+    for match in _RANKED.finditer(text):
+        noun = sorted(terms(match.group(2)))
+        if noun:
+            found.setdefault(noun[0], set()).add(_RANKS[match.group(1).lower()])
+    return {noun: frozenset(ranks) for noun, ranks in found.items()}
+
+
 def is_named_thing(value: Value, text: str) -> bool:
     """A name that names no person: one written after "in", "at" or "near" is a place's or a
     firm's ("a branch in Buenos Aires"); one written after "the" is a thing's ("signed the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from chat.answers import values
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
 from chat.answers.question import DURATION, read_question
@@ -3359,3 +3360,32 @@ def test_a_value_said_of_a_persons_surname_is_said_of_that_person():
     article = hit(1, MEITNER, title="Lise Meitner", slug="lise-meitner")
     question = "How many times was Lise Meitner nominated for a Nobel Prize?"
     assert "48 times" in compose(_brief(question, article))
+
+
+DON_QUIXOTE = (
+    "# Don Quixote\n\nDon Quixote is a Spanish novel by Miguel de Cervantes, published in two "
+    "parts in 1605 and 1615. It has been translated into more than 140 languages; the first "
+    "English version, Thomas Shelton's translation of the first part, appeared in 1612.\n"
+)
+
+BAIKAL = """# Lake Baikal
+
+Lake Baikal is a rift lake in Siberia. With a maximum depth of 1,642 metres it is the deepest
+lake in the world.
+"""
+
+
+def test_a_unit_stating_another_rank_of_the_thing_asked_does_not_answer():
+    assert values.ranked_nouns("the first English version of the first part") == {
+        "version": frozenset({"first"}),
+        "part": frozenset({"first"}),
+    }
+    assert values.ranked_nouns("the max depth")["depth"] == {"maximum"}
+    novel = hit(1, DON_QUIXOTE, title="Don Quixote", slug="don-quixote")
+    brief = _brief("Who translated the second part of Don Quixote into English?", novel)
+    assert not brief.answerable, compose(brief)
+    answer = compose(_brief("Who translated the first part of Don Quixote into English?", novel))
+    assert "Thomas Shelton" in answer
+    lake = hit(1, BAIKAL, title="Lake Baikal", slug="lake-baikal")
+    assert not _brief("what is the average depth of lake baikal", lake).answerable
+    assert "1,642 metres" in compose(_brief("what is the max depth of lake baikal", lake))
