@@ -689,14 +689,21 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
     the question's names: question._qualifiers.)"""
     hit = source.hit
     around = (
-        f"{unit.text} {unit.section} {unit.context} {hit.title} {hit.heading_path} {source.about} "
-        f"{source.covers}"
+        f"{unit.text} {unit.section} {unit.context} {hit.title} {_initials(hit.title)} "
+        f"{hit.heading_path} {source.about} {source.covers}"
     )
     peoples = [name for name in names if DEMONYM.match(name)]
     if not all(_people_stated(name, f"{hit.title} {hit.text}") for name in peoples):
         return False
     others = [name for name in names if name not in peoples]
     return names_in(others, around) == frozenset(others)
+
+
+def _initials(title: str) -> str:
+    """The initials of a title's capitalised words, which name what it names ("ICRC" of
+    "International Committee of the Red Cross"); "" for a title of fewer than two."""
+    capitals = re.findall(r"\b[A-Z]", title)
+    return "".join(capitals) if len(capitals) >= 2 else ""
 
 
 def _people_stated(demonym: str, text: str) -> bool:

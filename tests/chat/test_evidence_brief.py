@@ -9,6 +9,7 @@ from chat.answers import values
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
 from chat.answers.question import DURATION, read_question
+from chat.answers.scoring import names_present
 from chat.answers.units import split_units
 from chat.answers.values import is_person_like, values_in
 from chat.prompt import number_sources
@@ -3389,3 +3390,18 @@ def test_a_unit_stating_another_rank_of_the_thing_asked_does_not_answer():
     lake = hit(1, BAIKAL, title="Lake Baikal", slug="lake-baikal")
     assert not _brief("what is the average depth of lake baikal", lake).answerable
     assert "1,642 metres" in compose(_brief("what is the max depth of lake baikal", lake))
+
+
+RED_CROSS = """# International Committee of the Red Cross
+
+The International Committee of the Red Cross is a humanitarian organisation based in Geneva,
+founded on 17 February 1863. Its first great success was the first Geneva Convention, signed on
+22 August 1864 by 12 states.
+"""
+
+
+def test_a_documents_title_names_what_its_initials_stand_for():
+    source = number_sources(result([hit(1, RED_CROSS, title="International Committee of the Red Cross", slug="icrc")]))[0]  # fmt: skip
+    signed = next(u for u in split_units(RED_CROSS) if "22 August 1864" in u.text)
+    assert names_present(("ICRC", "Geneva Convention"), source, signed)
+    assert not names_present(("IFRC", "Geneva Convention"), source, signed)
