@@ -319,6 +319,11 @@ def _relation(kind: str, text: str) -> frozenset[str]:
     return frozenset()
 
 
+# "how tall", "how high": a height, said in words of height (one of them is enough)
+_HOW_TALL = re.compile(r"\bhow (?:tall|high)\b", re.I)
+_HEIGHT_WORDS = frozenset(words.terms("tall high rises"))
+
+
 _YEAR_Q = re.compile(r"\b(?:which|what) year\b|\bthe year\b", re.I)
 _COUNTED = re.compile(r"\bhow many ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.I)
 
@@ -954,6 +959,11 @@ def read_question(text: str) -> Question:
             subject = subject[: value.start] + " " + subject[value.end :]
     counted_match = _COUNTED.search(text)
     relation = _relation(kind, asked)
+    heights = _HOW_TALL.search(asked)
+    if heights:
+        # "how tall is the lighthouse?": what says a height in words answers ("rises 35
+        # metres", "35 metres high"), not any length ("18 kilometres off the coast")
+        relation |= _HEIGHT_WORDS
     rejecting = _REJECTING_Q.search(asked) if kind in (PERSON, DATE) else None
     if rejecting:
         relation = _REJECTED
@@ -983,7 +993,9 @@ def read_question(text: str) -> Question:
             if kind == YESNO and _COMPARE.search(asked)
             else _PREFERRED_KINDS.get(kind, _value_kinds(kind, asked))
         ),
-        terms=(words.terms(subject) - REQUEST_WORDS) | (relation & (_DECIDED | _REJECTED)),
+        terms=(words.terms(subject) - REQUEST_WORDS)
+        | (relation & (_DECIDED | _REJECTED))
+        | (_HEIGHT_WORDS if heights else frozenset()),
         surface=surface_words(subject),
         names=tuple(name for name in _names(reported) if name not in qualifiers),
         kind_spans=frozenset(kind_spans),

@@ -3405,3 +3405,18 @@ def test_a_documents_title_names_what_its_initials_stand_for():
     signed = next(u for u in split_units(RED_CROSS) if "22 August 1864" in u.text)
     assert names_present(("ICRC", "Geneva Convention"), source, signed)
     assert not names_present(("IFRC", "Geneva Convention"), source, signed)
+
+
+HOOVER_DAM = (
+    "# Hoover Dam\n\nHoover Dam is a concrete arch-gravity dam in the Black Canyon of the "
+    "Colorado River, on the border between Nevada and Arizona, about 48 kilometres southeast of "
+    "Las Vegas. Officially, 96 workers died in industrial accidents during construction.\n\n"
+    "The dam rises 221 metres above the riverbed, its crest is 379 metres long, and it is about "
+    "200 metres thick at the base.\n"
+)
+
+
+def test_how_tall_is_answered_by_what_says_a_height_not_by_any_length():
+    article = hit(1, HOOVER_DAM, title="Hoover Dam", slug="hoover-dam")
+    answer = compose(_brief("how tall is hoover dam", article))
+    assert answer.startswith("The dam rises 221 metres"), answer
