@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Validate the round19 almanac probe set (standard library only)."""
+
 import collections
 import json
 import os
@@ -46,7 +47,11 @@ for name in sorted(os.listdir(DOCS)):
     if not 220 <= words <= 320:
         err(f"{slug}: {words} words (want 220-320)")
     for ln in body.split("\n"):
-        if re.match(r"\s*([-*+]|\d+[.)])\s", ln) or ln.lstrip().startswith("|") or ln.lstrip().startswith("#"):
+        if (
+            re.match(r"\s*([-*+]|\d+[.)])\s", ln)
+            or ln.lstrip().startswith("|")
+            or ln.lstrip().startswith("#")
+        ):
             err(f"{slug}: list/table/heading line in body: {ln[:40]!r}")
 if len(docs) != 16:
     err(f"{len(docs)} docs (want 16)")
@@ -82,7 +87,8 @@ for n, r in rows:
     if not isinstance(r["refuse"], bool):
         err(f"line {n}: refuse must be bool")
     if not isinstance(r["facts"], list) or not all(
-        isinstance(f, list) and f and all(isinstance(a, str) and a.strip() for a in f) for f in r["facts"]
+        isinstance(f, list) and f and all(isinstance(a, str) and a.strip() for a in f)
+        for f in r["facts"]
     ):
         err(f"line {n}: facts must be a list of non-empty lists of strings")
         continue
