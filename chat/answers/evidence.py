@@ -1820,7 +1820,8 @@ def build_brief(
             s for s in pool if states_change(s.unit) and s.coverage >= MIN_COVERAGE_OPEN
         ] or pool
     if question.negated and not earlier_terms:
-        pool = [s for s in pool if says_not(s.unit)] or pool  # what says "not" leads
+        # what says "not" of the question's subject leads, not a "not" about anything else
+        pool = [s for s in pool if says_not(s.unit) and s.coverage >= MIN_COVERAGE_OPEN] or pool
     if question.ranks and not earlier_terms:
         pool = [s for s in pool if not _ranks_otherwise(question, s.unit)] or pool
     proper = proper_names(question)

@@ -4,6 +4,7 @@ named as a disagreement, how a supersede chain is told, when a near-miss is refu
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from chat.answers import values
 from chat.answers.compose import compose
@@ -3420,3 +3421,21 @@ def test_how_tall_is_answered_by_what_says_a_height_not_by_any_length():
     article = hit(1, HOOVER_DAM, title="Hoover Dam", slug="hoover-dam")
     answer = compose(_brief("how tall is hoover dam", article))
     assert answer.startswith("The dam rises 221 metres"), answer
+
+
+def _demo_page(n, slug):
+    """A page of the demo handbook as a hit, its front matter left out."""
+    text = (
+        Path(__file__).resolve().parents[2] / "kb/demo_corpus/handbook" / f"{slug}.md"
+    ).read_text()
+    body = text.split("---", 2)[2] if text.startswith("---") else text
+    title = next(line for line in body.splitlines() if line.startswith("# "))[2:]
+    return hit(n, body, title=title, slug=slug)
+
+
+def test_what_says_not_leads_only_among_units_about_the_question():
+    # found through ./dev run: the log levels ("debug - disabled in prod") answered it
+    pages = [_demo_page(n, slug) for n, slug in enumerate(
+        ("mod-notifications", "dec-message-queue", "std-logging", "mod-tracking-ingest"), 1)]  # fmt: skip
+    brief = _brief("which services dont use kafka?", *pages)
+    assert not compose(brief).startswith("Levels:"), compose(brief)
