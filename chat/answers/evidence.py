@@ -2275,9 +2275,9 @@ def _ranks_otherwise(question: Question, unit: Unit) -> bool:
     said = vals.ranked_nouns(unit.text)
     for noun, asked in question.ranks:
         theirs = said.get(noun, frozenset())
-        if theirs and not theirs & asked:
-            if any(asked | theirs <= family for family in vals.RANK_FAMILIES):
-                return True
+        same_family = any(asked | theirs <= family for family in vals.RANK_FAMILIES)
+        if theirs and not theirs & asked and same_family:
+            return True
     return False
 
 

@@ -994,8 +994,7 @@ def read_question(text: str) -> Question:
             else _PREFERRED_KINDS.get(kind, _value_kinds(kind, asked))
         ),
         terms=(words.terms(subject) - REQUEST_WORDS)
-        | (relation & (_DECIDED | _REJECTED))
-        | (_HEIGHT_WORDS if heights else frozenset()),
+        | (relation & (_DECIDED | _REJECTED | _HEIGHT_WORDS)),
         surface=surface_words(subject),
         names=tuple(name for name in _names(reported) if name not in qualifiers),
         kind_spans=frozenset(kind_spans),

@@ -187,6 +187,13 @@ _CHANGE_SAID = re.compile(
 )
 
 
+def states_change(unit: Unit) -> bool:
+    """The unit says something changed: it sets two versions side by side, or says what was
+    before."""
+    versions = {match.group(1) for match in _VERSION.finditer(unit.text)}
+    return len(versions) >= 2 or bool(_CHANGE_SAID.search(unit.text))
+
+
 # Words that say something is not so (or is so of none, or only without it).
 _SAYS_NOT = re.compile(
     r"\b(?:not|no|never|none|nor|neither|without|cannot|except|\w+n['’]t)\b", re.I
@@ -197,13 +204,6 @@ def says_not(unit: Unit) -> bool:
     """The unit, its heading or its lead-in says that something is not so ("The Machame
     route has no huts", the rows under "Codes that must never be reset remotely")."""
     return bool(_SAYS_NOT.search(f"{unit.text} {unit.section} {unit.context}"))
-
-
-def states_change(unit: Unit) -> bool:
-    """The unit says something changed: it sets two versions side by side, or says what was
-    before."""
-    versions = {match.group(1) for match in _VERSION.finditer(unit.text)}
-    return len(versions) >= 2 or bool(_CHANGE_SAID.search(unit.text))
 
 
 def refers_back(unit: Unit) -> bool:
