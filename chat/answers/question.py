@@ -66,7 +66,8 @@ _REASON_Q = re.compile(
 _HOWTO_Q = re.compile(
     r"^\s*(?:and\s+)?(?:how (?:do|can|should|would|must) (?:i|we|you|one)|how to)\b|"
     r"\b(?:steps|procedure|command|commands)\b|"
-    r"\bwhat (?:do|does|should|must|can) (?:[\w'’-]+\s+){1,4}do\b|\bwhat (?:now|next)\s*\??\s*$",
+    r"\bwhat (?:do|does|should|must|can|am|are|is|have|has) (?:[\w'’-]+\s+){1,4}do\b|"
+    r"\bwhat (?:now|next)\s*\??\s*$",
     re.I,
 )
 # A question that opens by asking how to do something; what follows is what is done

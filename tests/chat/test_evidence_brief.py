@@ -361,6 +361,11 @@ def test_reading_questions():
     # what someone does (not only "what do I do") asks how to
     assert read_question("what do wards do when the EPR is down?").kind == "howto"
     assert read_question("what should the line lead do after a glass breakage").kind == "howto"
+    # ...and what someone is supposed, expected or has got to do
+    assert read_question("the pump tripped at 3am, what am I supposed to do?").kind == "howto"
+    assert read_question("what are we expected to do when a lock is abandoned").kind == "howto"
+    assert read_question("what have I got to do before climbing").kind == "howto"
+    assert read_question("what is the retention period?").kind != "howto"
     # a question typed like a search names what it asks for first
     assert read_question("ups runtime in the data centres?").kind == "duration"
     assert read_question("shelf life of the rye flour").kind == "duration"
