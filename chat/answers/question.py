@@ -850,11 +850,19 @@ def surface_words(text: str) -> tuple[tuple[str, str], ...]:
 # it ("and at Carn Dubh?", "or for the 4.2s?"), or asks "what about X?", leans on the question
 # before it: closed classes of English words, not a corpus's phrasing.
 _FREQUENCY_Q = re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)
-# Third-person pronouns: the question is about something named before it.
 # A question that opens with a conjunction goes on from the conversation ("and what is
 # proposed?", "but who signs it off?"): a first question does not open so.
 _CONTINUES = re.compile(r"\s*(?:and|but|so|also|then|plus)\b", re.I)
-_REFERS_BACK = re.compile(r"\b(?:it|its|it['’]s|they|them|their|theirs)\b", re.I)
+# Third-person pronouns: the question is about something named before it. "that" and "this"
+# are pronouns where their clause ends after them, or after a particle ("get back to me on
+# that", "who signed this off?"), or where they are asked about ("is that still the rule?");
+# elsewhere they join a clause ("the system that fell over") or qualify a noun.
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|it['’]s|they|them|their|theirs)\b|"
+    r"\b(?:that|this)(?:\s+(?:off|up|out|over|back|down|through))?\s*(?:[?!.,;:]|$)|"
+    rf"\b{_AUX}\s+(?:that|this)\b",
+    re.I,
+)
 _LEANING = re.compile(
     r"\s*(?:(?:and|but|or|so|also|then)\b(?!\s+(?:what|which|who|whom|whose|when|where|why|"
     rf"how|{_AUX})\b)|(?:at|in|on|for|from|with|without|by|during|after|before)\b|"

@@ -375,6 +375,13 @@ def test_reading_questions():
     assert read_question("when did hollin bridge go live on it").refers_back
     assert read_question("what’s their response time?").refers_back
     assert not read_question("which MES are we on now?").refers_back
+    # "that" and "this" stand for a thing when nothing follows them in their clause, or when
+    # they are asked about ("is that ...")
+    assert read_question("how long has the OT person got to get back to me on that").refers_back
+    assert read_question("who signed this off?").refers_back
+    assert read_question("is that still the rule for contractors").refers_back
+    assert not read_question("the system that fell over in the feb outage").refers_back
+    assert not read_question("what is the rule that covers contractors?").refers_back
     assert read_question("which vendor scored best?").superlative == "most"
     assert read_question("How much did the mission cost?").value_kinds == {"money"}
     # "the response time", "the lead time" is a span of time; "the start time" is a clock time
@@ -1163,6 +1170,16 @@ def test_a_question_opening_with_a_conjunction_goes_on_from_the_turn_before():
     # ...unless it names a subject of its own, and a first question never leans on anything
     assert not state.carries_into(read_question("and what does QP-05 say?"))
     assert not ConversationState().carries_into(read_question("and what is proposed?"))
+
+
+def test_a_question_pointing_back_with_that_goes_on_from_the_turn_before():
+    from chat.services import ConversationState
+
+    state = ConversationState(previous_question="the comms failed at a reservoir, what do I do?")
+    # it names a team of its own (OT), but "on that" is what was asked before
+    asked = read_question("how long has the OT person got to get back to me on that")
+    assert state.carries_into(asked)
+    assert not ConversationState().carries_into(asked)
 
 
 def test_a_name_whose_words_are_apart_by_any_white_space_is_read_without_an_error():
