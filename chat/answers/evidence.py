@@ -1240,18 +1240,34 @@ def _rule_around(question: Question, lead: Scored, ranked: Sequence[Scored]) -> 
     """A yes/no question answered by a rule ("Line operators must never empty a reject bin")
     reads the rule in its paragraph: the sentences next to it, under the same heading of the
     same source, that name the question's subject ("Every reject bin is locked") or say who
-    may instead ("Only QA holds the keys"), in document order."""
-    if lead.unit.kind != "sentence" or not _polarity(lead.unit.text):
+    may instead ("Only QA holds the keys"), in document order. A rule that is an item of a
+    list reads the other items of its list that state a rule about the question's subject
+    ("Only COL3 operators and the Works Manager may change the dose"), wherever they are in
+    it: a list's items are its rules, not a paragraph's sentences."""
+    if lead.unit.kind not in ("sentence", "item") or not _polarity(lead.unit.text):
         return []
-    around = [
-        s
-        for s in ranked
-        if s.source.n == lead.source.n
-        and s.unit.kind == "sentence"
-        and s.unit.section == lead.unit.section
-        and 0 < abs(s.unit.position - lead.unit.position) <= RULE_REACH
-        and (words.matching(question.terms, unit_terms(s.unit)) or _polarity(s.unit.text))
-    ]
+    if lead.unit.kind == "item":
+        around = [
+            s
+            for s in ranked
+            if s.source.n == lead.source.n
+            and s.unit.kind == "item"
+            and s.unit.group == lead.unit.group
+            and s.unit.section == lead.unit.section
+            and s.unit.position != lead.unit.position
+            and _polarity(s.unit.text)
+            and words.matching(question.terms, unit_terms(s.unit))
+        ]
+    else:
+        around = [
+            s
+            for s in ranked
+            if s.source.n == lead.source.n
+            and s.unit.kind == "sentence"
+            and s.unit.section == lead.unit.section
+            and 0 < abs(s.unit.position - lead.unit.position) <= RULE_REACH
+            and (words.matching(question.terms, unit_terms(s.unit)) or _polarity(s.unit.text))
+        ]
     around.sort(key=lambda s: (-s.score, s.unit.position))
     return sorted(around[:MAX_SUPPORT], key=lambda s: s.unit.position)
 

@@ -693,6 +693,33 @@ def test_a_yes_no_rule_is_read_in_its_paragraph():
     assert "Labels are printed" not in answer  # another heading
 
 
+KILN = """# Kiln firing standard
+
+## Changing the firing curve
+
+- Only kiln technicians holding grade 3 and the studio manager may change a firing curve.
+- They log the change in the kiln book before the next firing.
+- Changes of more than 20 degrees in one step need the studio manager's agreement.
+- Grade 2 technicians who see a firing running hot call a grade 3 technician; they do not change the curve themselves.
+
+## Loading
+
+Shelves are loaded from the back.
+"""
+
+
+def test_a_yes_no_rule_in_a_list_is_read_with_the_item_saying_who_may():
+    standard = hit(1, KILN, title="Kiln firing standard", canonical_type="standard",
+                   canonical_status="accepted", slug="std-kiln")  # fmt: skip
+    answer = compose(
+        _brief("can a grade 2 on nights change the firing curve if it runs hot?", standard)
+    )
+    assert answer.startswith("Changing the firing curve: Grade 2 technicians"), answer
+    # who may instead, three items up the same list
+    assert "studio manager may change a firing curve" in answer, answer
+    assert "Shelves" not in answer
+
+
 DOWNTIME = """# Ledger downtime procedure
 
 ## Roles
