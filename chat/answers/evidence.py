@@ -310,8 +310,9 @@ def _with_openings(
     units: list[tuple[PromptSource, Unit]],
 ) -> list[tuple[PromptSource, Unit]]:
     """The units with their sources told the names their document's opening paragraph lists,
-    where a source of the answer holds it (the sentences of the first section of its first
-    chunk, under its title before any other heading). A document that opens by listing the
+    where a source of the answer holds it (the sentences and table rows of the first section
+    of its first chunk, under its title before any other heading: "Applies to | Brekken
+    Ridge, Sollia Heights and Carn Dubh"). A document that opens by listing the
     places or things it applies to covers each of them in all its parts: a row of its table
     need not repeat the sites. A name its opening only mentions ("until the Quebec Bridge
     was completed") is not what it covers."""
@@ -321,7 +322,7 @@ def _with_openings(
         if source.hit.chunk_order != 0 or source.block == "rejected":
             continue
         first = firsts.setdefault(source.hit.document_id, unit.section)
-        if unit.section == first and unit.kind == "sentence":
+        if unit.section == first and unit.kind in ("sentence", "row"):
             openings.setdefault(source.hit.document_id, []).append(unit.text)
     covers = {
         document: " ".join(m.group(0) for m in _NAME_LIST.finditer(" ".join(texts)[:OPENING_CHARS]))
