@@ -3435,6 +3435,25 @@ def test_a_value_said_of_a_persons_surname_is_said_of_that_person():
     assert "48 times" in compose(_brief(question, article))
 
 
+JETLINERS = """# Boeing jetliners
+
+Boeing builds airliners near Seattle. Its first jetliner, the 707 of 1958, seated up to 189
+passengers, and its successors, such as the 727 of 1963, served shorter routes from smaller
+airports.
+"""
+
+
+def test_a_value_said_of_a_model_named_by_its_number_is_not_said_of_another_model():
+    # "the 707" names a model as "Voyager 2" names a probe: the 189 passengers are the
+    # 707's, not the 727's that the sentence names after them
+    article = hit(1, JETLINERS, title="Boeing jetliners", slug="boeing-jetliners")
+    assert "189 passengers" in compose(
+        _brief("How many passengers did the Boeing 707 seat?", article)
+    )
+    brief = _brief("How many passengers did the Boeing 727 seat?", article)
+    assert not brief.answerable, compose(brief)
+
+
 DON_QUIXOTE = (
     "# Don Quixote\n\nDon Quixote is a Spanish novel by Miguel de Cervantes, published in two "
     "parts in 1605 and 1615. It has been translated into more than 140 languages; the first "
