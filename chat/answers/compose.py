@@ -174,11 +174,49 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     numbers = [successor.source.n, *([now_unit.source.n] if now_unit else [])]
     # the record in force says what holds now; a record between, replaced too, is history
     quoted = now_unit or successor
+    when = _when_it_goes(brief, lead, quoted, {successor.document_id, quoted.document_id})
     return [
         _cites(f"{opening}{title} is {status}; {replaced.title} {verb} it{then}", numbers),
         _said(quoted),
+        *([_said(when)] if when is not None else []),
         _cite(f"{title} is {status} and kept for the record", lead.source.n),
     ]
+
+
+def _when_it_goes(
+    brief: EvidenceBrief, lead: Scored, quoted: Scored, documents: set[int]
+) -> Scored | None:
+    """For "are we still on X?": the best sentence of the records that replaced X that
+    names X and then dates what it says of it ("Aquanet 6 will be switched off on 31 July
+    2026"), when the one quoted does not: it says since or until when."""
+    old = frozenset(
+        words.matching(
+            brief.question.terms, words.terms(f"{lead.source.hit.title} {lead.unit.text}")
+        )
+    )
+    if not old or _dated_after(frozenset(), quoted.unit.text):
+        return None
+    return next(
+        (
+            s
+            for s in brief.ranked
+            if s.document_id in documents
+            and s.unit != quoted.unit
+            and _dated_after(old, s.unit.text)
+        ),
+        None,
+    )
+
+
+def _dated_after(named: frozenset[str], text: str) -> bool:
+    """The text states a day or month (not a year alone: "(Aquanet 6, 2021)" labels a
+    record), after naming one of `named` (any, when `named` is empty)."""
+    return any(
+        v.kind == vals.DATE
+        and not v.text.strip().isdigit()
+        and (not named or words.matching(named, words.terms(text[: v.start])))
+        for v in vals.values_in(text)
+    )
 
 
 def _cites(sentence: str, numbers: list[int]) -> str:

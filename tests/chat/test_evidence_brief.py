@@ -132,6 +132,36 @@ def test_a_superseded_record_is_never_stated_as_current():
     assert "Memcached" in before and "now superseded" in before
 
 
+def test_asked_whether_something_replaced_is_still_used_the_answer_says_when_it_goes():
+    # the record that replaced it says when the old system is switched off: the answer says
+    # so, not only the successor's sentence that shares most words with the question
+    old = hit(1, "# Caching on Memcached\n\nThe cache is Memcached on cache-01, 4 GB.\n",
+              title="Caching on Memcached", canonical_type="decision",
+              canonical_status="superseded", document_id=11)  # fmt: skip
+    new = hit(2, "# Caching on Redis\n\nThe cache is a Redis Cluster of 6 nodes.\n\n"
+                 "## Lessons\n\n- Lessons from caching on Memcached: never run the whole "
+                 "cache on one node.\n- Lessons from caching on Memcached: always set a TTL.\n"
+                 "- Lessons from caching on Memcached: watch the eviction rate.\n\n"
+                 "## Plan\n\nThe last Memcached node will be switched off on "
+                 "30 June 2026, after a month of parallel running.\n",
+              title="Caching on Redis", canonical_type="decision",
+              canonical_status="accepted", document_id=12)  # fmt: skip
+    link = SupersedeLink(
+        older=DocumentRef(document_id=11, title="Caching on Memcached", slug="c1",
+                          status="superseded"),
+        newer=DocumentRef(document_id=12, title="Caching on Redis", slug="c2", status="accepted"),
+    )  # fmt: skip
+    text = compose(_brief("are we still on Memcached for caching?", old, new, links=[link]))
+    assert text.startswith("No: Caching on Memcached is superseded; Caching on Redis"), text
+    assert "switched off on 30 June 2026" in text, text
+    # ...and a successor that says no date for it is quoted as before
+    plain = hit(2, "# Caching on Redis\n\nThe cache is a Redis Cluster of 6 nodes.\n",
+                title="Caching on Redis", canonical_type="decision",
+                canonical_status="accepted", document_id=12)  # fmt: skip
+    text = compose(_brief("are we still on Memcached for caching?", old, plain, links=[link]))
+    assert "The cache is a Redis Cluster of 6 nodes [2]." in text, text
+
+
 def test_a_list_question_gets_the_whole_list():
     steps = """## Required before every climb
 
