@@ -212,8 +212,7 @@ def _dated_after(named: frozenset[str], text: str) -> bool:
     """The text states a day or month (not a year alone: "(Aquanet 6, 2021)" labels a
     record), after naming one of `named` (any, when `named` is empty)."""
     return any(
-        v.kind == vals.DATE
-        and not v.text.strip().isdigit()
+        vals.date_parts(v)[1] is not None
         and (not named or words.matching(named, words.terms(text[: v.start])))
         for v in vals.values_in(text)
     )

@@ -287,11 +287,12 @@ def asked_values(question: Question, unit: Unit) -> tuple[vals.Value, ...]:
     # answered by a sentence that names the Quebec Bridge, nor "how many transistors did the
     # 8080 have?" by the number 8080
     asked = words.terms(question.text)
+    numbered = _numbered(question)
     found = [
         v
         for v in found
         if (v.kind not in (vals.NAME, vals.CODE) or not words.terms(v.text) <= asked)
-        and not (_numbered(question) and (v.text in question.names or _number_named(unit.text, v)))
+        and not (numbered and (v.text in question.names or vals.is_number_name(v, unit.text)))
     ]
     if question.kind == PERSON and not question.text.lower().lstrip().startswith("whose"):
         # a person, not the heading an item is labelled with ("Abandoned Lock Removal: ...")
@@ -667,7 +668,7 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
         for v in vals.values_in(text[sentence_start : value.start])
         if v.kind == vals.NAME
         or (v.kind == vals.CODE and v.text != v.text.lower())
-        or (numbered and _number_named(text[sentence_start:], v))
+        or (numbered and vals.is_number_name(v, text[sentence_start:]))
     ]  # (a code in capitals or with a digit names a thing; "half-life" does not)
     if not before:
         return False
@@ -681,20 +682,11 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
 
 def _numbered(question: Question) -> bool:
     """The question names a thing by a bare number after its maker's name ("the Intel 8080",
-    "the Boeing 727"); not a version or a part of a code ("version 3", "IT-STD-02")."""
+    "the Boeing 727"); not a version or a part of a code ("version 3", "IT-STD-02"). Only
+    then are the bare numbers of a text read as names (`values.is_number_name`)."""
     return any(
         name.isdigit() and re.search(rf"\b[A-Z][\w'’-]*\s+{name}\b", question.text)
         for name in question.names
-    )
-
-
-def _number_named(text: str, value: vals.Value) -> bool:
-    """A bare number written as a name ("the 4004 of 1971"): a count of nothing after "the".
-    Read so only where the question names something by a number."""
-    return (
-        value.kind == vals.COUNT
-        and value.text.isdigit()
-        and bool(re.search(r"\bthe\s+$", text[max(0, value.start - 5) : value.start], re.I))
     )
 
 

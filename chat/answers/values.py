@@ -423,6 +423,16 @@ def is_named_thing(value: Value, text: str) -> bool:
     return last not in _GROUP_HEADS and parts[0].lower() not in _TITLES and not is_role(value)
 
 
+def is_number_name(value: Value, text: str) -> bool:
+    """A bare number written as a thing's name ("the 4004 of 1971"): a count of nothing
+    after "the"."""
+    return (
+        value.kind == COUNT
+        and value.text.isdigit()
+        and bool(_THE_BEFORE.search(text[max(0, value.start - 5) : value.start]))
+    )
+
+
 def is_person_like(value: Value) -> bool:
     """A name of two or more words (Anton Seidl, Incident Commander): who-questions are not
     answered by a place or a country (Canada), nor by a name that ends in a kind of place
