@@ -184,11 +184,24 @@ def test_searches_after_a_database_restart_succeed(fault_db):
     assert outcome["reruns"] == 1  # only the first search after the restart
 
 
+def committed_documents(env: dict[str, str]) -> int:
+    """Documents of `ops` committed so far: one query, so the kill lands within a batch."""
+    import psycopg
+
+    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT count(*) FROM faults.kb_document d JOIN faults.access_project p "
+            "ON p.id = d.project_id WHERE p.key = 'ops'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_path):
     env, _ = fault_db
+    notes = 300
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    for index in range(1500):
+    for index in range(notes):
         body = "\n\n".join(f"Paragraph {p} of note {index} about failover." for p in range(40))
         (corpus / f"note-{index:04d}.md").write_text(f"# Note {index}\n\n{body}\n")
     command = [
@@ -202,22 +215,26 @@ def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_
         str(corpus),
         "--json",
     ]
+    # batches of 64 chunks (64 notes here) are each written in one transaction: the first
+    # commits long before the last of the 300, so the kill lands mid-run, between batches
+    # or inside one
+    ingest_env = {**env, "KB_EMBEDDING_BATCH_SIZE": "16"}
     process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        command, cwd=ROOT, env=ingest_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:  # kill as soon as some documents are committed
-        time.sleep(0.5)
+        time.sleep(0.05)
         if process.poll() is not None:
             _, stderr = process.communicate()
             pytest.fail(f"kb_ingest ended before it could be killed: {stderr.decode()[-2000:]}")
-        if run_django(CHECK_INDEX, env)["documents"] > 0:
+        if committed_documents(env) > 0:
             break
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
 
     after_kill = run_django(CHECK_INDEX, env)
-    assert 0 < after_kill["documents"] < 1500, after_kill
+    assert 0 < after_kill["documents"] < notes, after_kill
     assert after_kill["without_chunks"] == 0
     assert after_kill["unembedded"] == 0
     assert after_kill["without_fts"] == 0
@@ -226,6 +243,6 @@ def test_an_ingest_killed_halfway_leaves_no_half_indexed_document(fault_db, tmp_
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     summary = json.loads(rerun.stdout)
     assert summary["skipped"] == after_kill["documents"]
-    assert summary["created"] == 1500 - after_kill["documents"]
+    assert summary["created"] == notes - after_kill["documents"]
     final = run_django(CHECK_INDEX, env)
-    assert final == {"documents": 1500, "without_chunks": 0, "unembedded": 0, "without_fts": 0}
+    assert final == {"documents": notes, "without_chunks": 0, "unembedded": 0, "without_fts": 0}
