@@ -26,6 +26,7 @@ from chat.answers.evidence import (
     says_more,
 )
 from chat.answers.question import (
+    HOWTO,
     REASON,
     Question,
     own_names,
@@ -34,6 +35,7 @@ from chat.answers.question import (
     replaced_in,
     restated,
 )
+from chat.answers.scoring import holds_steps
 from chat.answers.units import opens_inside_a_list
 from chat.citations import (
     CitationCheck,
@@ -349,13 +351,14 @@ def _search(
         raise ChatInputError({field_name: [exc.message]}) from exc
 
 
-def _widened(
+def widened_sources(
     *,
     user: AnyUser,
     query: str,
     sources: tuple[PromptSource, ...],
     runner_up: tuple[SearchHit, ...],
     asks_why: bool = False,
+    how_to: bool = False,
 ) -> tuple[PromptSource, ...]:
     """A retrieval's sources with the passages an answer needs around them (the same for the
     first retrieval and the second): the documents' other retrieved chunks, the first
@@ -391,6 +394,28 @@ def _widened(
         ),
         block="context",
     )
+    if how_to and first and not _has_steps_in(sources, first[0]):
+        # a how-to asked of a situation that a report narrates ("COMMS FAIL at Carn Hill,
+        # what am I supposed to do?"): the next document found that is a procedure is read
+        # whole too, so its steps can say what to do
+        found_order = list(
+            dict.fromkeys(s.hit.document_id for s in sources if s.block == "context")
+        )
+        later = [d for d in found_order if d not in first][:PROCEDURES_LOOKED_AT]
+        hits = short_document_hits(
+            user=user,
+            query=query,
+            document_ids=later,
+            max_chunks=SHORT_DOCUMENT_CHUNKS,
+            max_chars=SHORT_DOCUMENT_CHARS,
+        )
+        procedure = next(
+            (d for d in later if any(holds_steps(h) for h in hits if h.document_id == d)),
+            None,
+        )
+        sources = add_sources(
+            sources, tuple(h for h in hits if h.document_id == procedure), block="context"
+        )
     # ...and, when longer, its opening: what it is and its key facts (not fetched again when
     # the document was read whole or retrieval found its opening)
     opened = {s.hit.document_id for s in sources if s.hit.chunk_order == 0}
@@ -454,6 +479,10 @@ def _widened(
     return sources
 
 
+def _has_steps_in(sources: tuple[PromptSource, ...], document_id: int) -> bool:
+    return any(holds_steps(s.hit) for s in sources if s.hit.document_id == document_id)
+
+
 def _evidence(
     *,
     user: AnyUser,
@@ -470,12 +499,13 @@ def _evidence(
     question the first evidence leaves unstated (an incident, then its SLA target)."""
     from kb.retrieval import document_hits
 
-    sources = _widened(
+    sources = widened_sources(
         user=user,
         query=question,
         sources=sources,
         runner_up=runner_up,
         asks_why=asked.kind == REASON,
+        how_to=asked.kind == HOWTO,
     )
     # supersede edges join canonical records only
     canonical = {s.hit.document_id for s in sources if s.hit.canonical_type}
@@ -523,7 +553,7 @@ def _evidence(
     if brief.unstated:  # (a refused brief asks again only for a compare question's target)
         hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
         if hop.primary:
-            found = _widened(
+            found = widened_sources(
                 user=user,
                 query=brief.unstated,
                 sources=add_sources((), hop.primary[:SECOND_HOP_HITS], block="context"),
@@ -556,6 +586,7 @@ SHORT_DOCUMENT_CHUNKS = 8
 # ...or has at most this many characters, however many sections it is cut into (the longest
 # document of at most 8 chunks in the gold corpora has 4,860)
 SHORT_DOCUMENT_CHARS = 5000
+PROCEDURES_LOOKED_AT = 2  # a how-to: documents found after the first checked for steps
 REJECTED_RECORD_CHUNKS = 16  # a rejected approach: its proposal, then why it was rejected
 WORDED_CHUNKS = 2  # chunks of a longer first document that hold most of the question's words
 WORDED_SHARE = 0.5  # ...at least half of them (IDF-weighted)

@@ -43,6 +43,7 @@ from chat.answers.scoring import (
     context_terms,
     coverage,
     in_reason_section,
+    is_step,
     names_in,
     names_present,
     said_of_another,
@@ -1927,7 +1928,7 @@ def build_brief(
     symptom: Scored | None = None
     if (
         question.kind == HOWTO
-        and not lead.unit.step
+        and not is_step(lead.unit, lead.source)
         and not (question.asks_current or question.asks_past)
         and trust(lead.source) > TRUST_HISTORY
         # (a row of what must never be done is no situation the steps are for)
@@ -1937,13 +1938,26 @@ def build_brief(
         # OFFLINE"): the steps of the same document say what to do, unless the sentence sits
         # in a section of its own named for the situation ("Lost or stolen badges"): that
         # section says what to do, another section's steps are about something else
-        steps = [s for s in answering if s.unit.step and s.document_id == lead.document_id]
+        steps = [
+            s for s in answering if is_step(s.unit, s.source) and s.document_id == lead.document_id
+        ]
         # ...those under a heading that says how to, ahead of a numbered list of when to
         steps = [s for s in steps if HOWTO_HEADING.match(s.unit.section)] or steps
         section = lead.unit.section if lead.unit.section != lead.source.hit.title else ""
         named = bool(section) and (
             coverage(question.terms, weights, words.terms(section), frozenset()) >= MIN_COVERAGE
         )
+        if not steps and not named:
+            # ...and where the document that names it has no steps (an incident report), the
+            # steps of a procedure found beside it, when about as good (the report names the
+            # situation, the runbook says what to do)
+            steps = [
+                s
+                for s in answering
+                if is_step(s.unit, s.source)
+                and trust(s.source) >= trust(lead.source)
+                and s.score >= lead.score - COMMAND_MARGIN
+            ]
         if steps and not named:
             symptom, lead = lead, max(steps, key=lambda s: s.score)
     if question.kind in (HOWTO, YESNO):

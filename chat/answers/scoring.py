@@ -34,10 +34,11 @@ from chat.answers.question import (
     YESNO,
     Question,
 )
-from chat.answers.units import OWNERS, Unit, asks
+from chat.answers.units import OWNERS, Unit, asks, split_units
 from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus, CanonicalType
+from kb.retrieval.types import SearchHit
 
 # --- what the unit says -------------------------------------------------------------------
 LEXICAL = 1.2  # the share of the question's IDF-weighted words the unit holds
@@ -354,6 +355,23 @@ def _goes_on_as_asked(value: vals.Value, text: str, asked: str) -> bool:
     return bool(after and said and words.terms(after.group(1)) & words.terms(said.group(1)))
 
 
+def _lists_steps(hit: SearchHit) -> bool:
+    """The document's numbered lists may be steps: not the record of an incident, whose
+    numbered lists are its causes and actions, not what to do."""
+    return hit.canonical_type != CanonicalType.INCIDENT
+
+
+def is_step(unit: Unit, source: PromptSource) -> bool:
+    """A step of a procedure: an item of a numbered list (units.Unit.step) of a document
+    whose numbered lists may be steps."""
+    return unit.step and _lists_steps(source.hit)
+
+
+def holds_steps(hit: SearchHit) -> bool:
+    """A retrieved chunk that holds a step of a procedure."""
+    return _lists_steps(hit) and any(u.step for u in split_units(hit.text, continues=True))
+
+
 def source_prior(source: PromptSource, question: Question) -> float:
     """Retrieval rank and curation status: the answer leans on the best, current source."""
     hit = source.hit
@@ -586,7 +604,7 @@ def score_unit(
         )
         + (CODE_NOT_HOWTO if unit.kind == "code" and question.kind != HOWTO else 0.0)
         + (CODE_HOWTO if unit.kind == "code" and question.kind == HOWTO else 0.0)
-        + (STEP_HOWTO if unit.step and question.kind == HOWTO else 0.0)
+        + (STEP_HOWTO if is_step(unit, source) and question.kind == HOWTO else 0.0)
         + (
             PROCEDURE_TITLE * coverage(current, weights, heading, frozenset())
             if question.kind == HOWTO

@@ -9,6 +9,7 @@ from kb.models import Chunk
 from kb.retrieval import search
 from kb.retrieval.support import query_support
 from tests.chat.conftest import HANDBOOK_KEY
+from tests.chat.helpers import hit, make_document
 from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
@@ -81,3 +82,78 @@ def test_the_words_of_the_question_form_weigh_nothing_in_the_support(reader):
     )
     assert plain > 0.5
     assert asked == plain
+
+
+INCIDENT_TIMELINE = """# Westcombe booster pump trip - 3 March
+
+## Timeline
+
+- 02:10 - The pager raises PUMP TRIP for Westcombe booster station.
+- 02:50 - The standby pump is started by hand.
+
+## Why it happened
+
+1. **No alarm on the standby.** Its start relay had failed a week earlier.
+2. **Nobody went out.** The trip looked like a false alarm.
+"""
+
+RUNBOOK_OPENING = """# Runbook: booster pump trip
+
+Use this runbook when the pager raises PUMP TRIP for a booster station.
+"""
+
+# ...and sections between the opening and the steps: too far for the opening's neighbours
+RUNBOOK_BACKGROUND = [
+    ("## Owners\n\nThe network engineers own this runbook.\n", 0),
+    ("## History\n\nVersion 2 added the fitter's visit.\n", 0),
+    ("## Sites\n\nEvery booster station on the north network.\n", 0),
+]
+
+RUNBOOK_STEPS = """## In the control room
+
+1. Acknowledge the alarm and note the time.
+2. Start the standby pump from the control desk with `pumpctl start standby`.
+3. Send a fitter to site within 90 minutes.
+"""
+
+
+def test_a_how_to_reads_the_procedure_found_after_a_report_that_names_the_situation(alpha):
+    """The report of the incident is found first; the runbook only by its opening. A how-to
+    reads the runbook whole, so its steps can say what to do."""
+    from chat.prompt import add_sources
+    from chat.services import widened_sources
+    from kb.retrieval.types import SearchHit
+
+    reader = make_user(alpha, "howto-reader", projects={"howto": "reader"})
+    incident = make_document(
+        "howto", "inc-westcombe", [(INCIDENT_TIMELINE, 0)],
+        canonical_type="incident", canonical_status="accepted",
+    )  # fmt: skip
+    runbook = make_document(
+        "howto", "rb-pump-trip", [(RUNBOOK_OPENING, 0), *RUNBOOK_BACKGROUND, (RUNBOOK_STEPS, 0)],
+        canonical_type="runbook", canonical_status="accepted",
+    )  # fmt: skip
+
+    def found(document, order):
+        chunk = document.chunks.get(chunk_order=order)
+        return hit(
+            chunk.pk, chunk.text, document_id=document.pk, slug=document.slug,
+            title=document.title, chunk_order=order, project_key="howto",
+            canonical_type=document.canonical_type, canonical_status=document.canonical_status,
+        )  # fmt: skip
+
+    first: tuple[SearchHit, ...] = (found(incident, 0), found(runbook, 0))
+    question = "the pager says PUMP TRIP at Westcombe, what am I supposed to do?"
+
+    def widened(how_to):
+        sources = widened_sources(
+            user=reader,
+            query=question,
+            sources=add_sources((), first, block="context"),
+            runner_up=(),
+            how_to=how_to,
+        )
+        return [s.hit.text for s in sources]
+
+    assert RUNBOOK_STEPS in widened(how_to=True)
+    assert RUNBOOK_STEPS not in widened(how_to=False)  # only a how-to reads it

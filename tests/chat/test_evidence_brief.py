@@ -357,6 +357,36 @@ Symptom: the line terminal shows a red OFFLINE banner for more than 5 minutes.
     assert "OFFLINE banner" in text  # the situation it answers is still named
 
 
+def test_a_how_to_named_by_an_incident_report_is_answered_by_the_runbook_s_steps():
+    """The report names the situation best, but its numbered causes are no steps: the
+    runbook's steps say what to do, and the report's line is still quoted."""
+    report = hit(1, """# Westcombe booster pump trip - 3 March
+
+## Timeline
+
+- 02:10 - The pager raises PUMP TRIP for Westcombe booster station at night.
+
+## Why it happened
+
+1. **Nobody went out at night.** The trip at Westcombe looked like a false alarm.
+""", title="Westcombe booster pump trip", canonical_type="incident",
+                 canonical_status="accepted")  # fmt: skip
+    runbook = hit(2, """## In the control room
+
+1. Acknowledge the PUMP TRIP alarm and note the time.
+2. Start the standby pump from the control desk with pumpctl start standby.
+3. Booster stations: a fitter must be on site within 90 minutes of the PUMP TRIP alarm.
+""", title="Runbook: booster pump trip", canonical_type="runbook",
+                  canonical_status="accepted")  # fmt: skip
+    text = compose(
+        _brief("the pager says PUMP TRIP at Westcombe booster station, what am I supposed to do?",
+               report, runbook)
+    )  # fmt: skip
+    assert text.startswith(("In the control room", "Acknowledge", "Start", "Booster")), text
+    assert "within 90 minutes" in text, text
+    assert "false alarm" not in text.split("[", 1)[0], text  # a cause is no step
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
