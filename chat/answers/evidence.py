@@ -46,6 +46,7 @@ from chat.answers.scoring import (
     is_step,
     names_in,
     names_present,
+    record_terms,
     said_of_another,
     score_unit,
     term_weights,
@@ -782,6 +783,46 @@ PROPOSING = words.terms("proposed proposal proposes")
 def _proposes(scored: Scored) -> bool:
     unit = scored.unit
     return bool(PROPOSING & words.terms(f"{unit.section} {unit.context} {unit.text}"))
+
+
+def _from_its_record(
+    question: Question, lead: Scored, answering: Sequence[Scored], weights: dict[str, float]
+) -> Scored | None:
+    """The lead's value stated again in the record the question names ("how many properties
+    lost water in the Carn Hill incident?": a name of the question in its title, and its title
+    and type cover the question), as trusted as the lead's, when the lead's own record is not
+    named: that unit answers (the incident's record, not a runbook's line recalling it)."""
+    keys = {v.key for v in lead.values}
+    if not keys:
+        return None
+
+    def named(s: Scored) -> float:
+        return coverage(question.terms, weights, record_terms(s.source), frozenset())
+
+    same = [
+        s
+        for s in answering[:MAX_CONTENDERS]
+        if s.document_id != lead.document_id
+        and trust(s.source) >= trust(lead.source)
+        and keys & {v.key for v in s.values}
+    ]
+
+    named_by = frozenset().union(*(words.terms(name) for name in question.names))
+
+    def by_name(s: Scored) -> bool:
+        # a name of the question is in the record's title, and another word of the question
+        # in its title or type: "the Carn Hill incident", not only a site many records name
+        own = record_terms(s.source)
+        return any(words.terms(name) <= own for name in question.names) and bool(
+            words.matching(question.terms - named_by, own)
+        )
+
+    if by_name(lead):
+        return None
+    best = max((s for s in same if by_name(s)), key=named, default=None)
+    if best is None or named(best) < MIN_COVERAGE_OPEN:
+        return None
+    return best
 
 
 def trusted_instead(
@@ -1996,6 +2037,11 @@ def build_brief(
         support = [s for s in support if s.unit.group < 0 or _list_key(s) != key]
     # (a question about the past is answered by the record of its time)
     then = question.asks_past or in_force is not None
+    recorded = None if listed or then else _from_its_record(question, lead, answering, weights)
+    if recorded is not None:
+        # the same value, stated by the record the question names: that record is cited
+        support = [s for s in support if s is not recorded]
+        lead = recorded
     instead = None if listed or then else trusted_instead(lead, support, similar, question)
     if instead is not None:
         # a more trusted source gives the same thing another value: it leads, and the unit

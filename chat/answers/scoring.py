@@ -197,6 +197,12 @@ def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
 _TYPE_NAMES: dict[str, str] = {CanonicalType.INCIDENT.value: "incident outage postmortem"}
 
 
+def record_terms(source: PromptSource) -> frozenset[str]:
+    """What the document is, by its title and its curated type ("the Carn Hill incident")."""
+    hit = source.hit
+    return words.terms(f"{hit.title} {_TYPE_NAMES.get(hit.canonical_type or '', '')}")
+
+
 # The kinds of document a reader names a record by.
 DOCUMENT_KINDS = words.terms(
     "procedure procedures policy policies standard standards guide guideline guidelines "

@@ -387,6 +387,38 @@ def test_a_how_to_named_by_an_incident_report_is_answered_by_the_runbook_s_steps
     assert "false alarm" not in text.split("[", 1)[0], text  # a cause is no step
 
 
+def test_a_value_asked_of_a_named_incident_is_cited_from_the_incident_s_record():
+    """A runbook recalls the incident's value; the question names the incident: its own
+    record states it and is cited, even where the runbook's line matches the words better."""
+    runbook = hit(1, """## Do not
+
+- Do not trust a last reading. Westcombe lost supply to 2,300 homes because of that.
+""", title="Runbook: booster pump trip", canonical_type="runbook",
+                  canonical_status="accepted", slug="rb-pump-trip")  # fmt: skip
+    report = hit(2, """## At a glance
+
+- Customers affected: about 2,300 homes, without supply from 04:20 to 09:35.
+""", title="Westcombe booster station low pressure", canonical_type="incident",
+                 canonical_status="accepted", slug="inc-westcombe")  # fmt: skip
+    brief = _brief("how many homes lost supply in the Westcombe incident?", runbook, report)
+    assert brief.lead is not None and brief.lead.source.hit.slug == "inc-westcombe"
+    assert compose(brief).startswith("At a glance: Customers affected: about 2,300 homes"), brief
+
+
+def test_a_site_named_in_an_incident_s_title_does_not_make_it_the_record_asked_about():
+    people = hit(1, """| Site | Site manager |
+| --- | --- |
+| Westcombe | Nadia Brook |
+""", title="Who's who", slug="whos-who")  # fmt: skip
+    report = hit(2, """## Review
+
+Reviewed with Nadia Brook on 23 January.
+""", title="Westcombe freezer stop", canonical_type="incident",
+                 canonical_status="accepted", slug="inc-westcombe")  # fmt: skip
+    brief = _brief("who's the site manager at Westcombe?", people, report)
+    assert brief.lead is not None and brief.lead.source.hit.slug == "whos-who"
+
+
 def test_values_are_read_and_compared_as_the_same_thing():
     durations = [
         v for v in values_in("kept 35 days, or 5 weeks; 6 h 10 min") if v.kind == "duration"
