@@ -208,6 +208,26 @@ def _when_it_goes(
     )
 
 
+def _next_step(brief: EvidenceBrief, lead: Scored) -> Scored | None:
+    """The sentence beside the lead (in its passage) of an undecided record with the latest
+    date (a month and year at least), when that is later than another date there: what comes
+    next for it ("To go for approval in May 2026" beside "draft v0.3, 20 February 2026")."""
+    dated: list[tuple[tuple[int, int, int], Scored]] = []
+    for s in brief.ranked:
+        if s.source.hit.chunk_id != lead.source.hit.chunk_id:
+            continue
+        for value in vals.values_in(s.unit.text):
+            year, month, day = vals.date_parts(value)
+            if year is not None and month is not None:
+                dated.append(((year, month, day or 0), s))
+    if not dated:
+        return None
+    latest, step = max(dated, key=lambda pair: pair[0])
+    if latest == min(when for when, _ in dated) or step.unit == lead.unit:
+        return None
+    return step
+
+
 def _dated_after(named: frozenset[str], text: str) -> bool:
     """The text states a day or month (not a year alone: "(Aquanet 6, 2021)" labels a
     record), after naming one of `named` (any, when `named` is empty)."""
@@ -331,6 +351,9 @@ def compose(brief: EvidenceBrief) -> str:
         lines.append(
             f"{lead.source.hit.title} is {state}, not an accepted record [{lead.source.n}]."
         )
+        step = _next_step(brief, lead) if brief.question.asks_current else None
+        if step is not None:
+            lines.append(_said(step))  # "is it in force yet?": when it is expected to be
 
     for extra in others[:2]:
         lines.append(_said(extra))

@@ -101,7 +101,8 @@ _DATE_RE = re.compile(
     r"|\bQ[1-4]\s+\d{4}\b"
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b"
     rf"|\b(?:in|by|until|before|after|from|since|every|each|on|end of|early|late|mid)\s+"
-    rf"(?:{_MONTHS})\b"
+    # (not before a year: "in May 2026" is the month and year, read from the month on)
+    rf"(?:{_MONTHS})\b(?!\.?,?\s+\d{{4}}\b)"
     # a year, but not one inside a code ("FSA-2019-07", "RL-2025-0412": an agreement's number)
     r"|\b(?<![A-Za-z]-)(?:1[0-9]{3}|20[0-9]{2})s?\b",
     re.IGNORECASE,

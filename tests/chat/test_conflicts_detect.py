@@ -202,4 +202,4 @@ def test_a_date_that_differs_in_a_part_both_state_conflicts():
         "Larkspur went live in November 2025, after the second test run.",
     )
     assert found is not None
-    assert (found.record_value, found.other_value) == ("13 October 2025", "in November")
+    assert (found.record_value, found.other_value) == ("13 October 2025", "November 2025")

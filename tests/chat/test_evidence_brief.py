@@ -296,6 +296,27 @@ Effective 3 November 2025. We have 8 metal detectors - one on each bakery packin
     assert "Pass the pack through the detector three times" in text, text
 
 
+def test_a_draft_asked_whether_it_is_in_force_yet_says_when_its_next_step_is():
+    draft = hit(1, """# Blade repair standard
+
+Status: draft v2, 10 January 2026. Written by the blade repair lead. To go to the HSE Manager
+for approval in June 2026. Nothing in this draft is in force yet. Until it is approved, blade
+repair work is planned case by case by the repair planners, as it is today. The standard covers
+every blade repair on our turbines.
+""", title="Blade repair standard", canonical_type="standard",
+                canonical_status="draft")  # fmt: skip
+    plan = hit(2, "# Blade repair standard\n\nTargets: half the time to fix by March 2030.\n",
+               title="Blade repair standard", canonical_type="standard", canonical_status="draft",
+               document_id=10, chunk_order=1)  # fmt: skip
+    text = compose(_brief("is the blade repair standard in force yet?", draft, plan))
+    assert "approval in June 2026 [1]" in text, text
+    assert "March 2030" not in text, text  # a date elsewhere in it is no next step
+    assert [v.text for v in values_in("for approval in May 2026, or by June")] == [
+        "May 2026",  # the month and its year, not "in May" and "2026"
+        "by June",
+    ]
+
+
 def test_an_answer_from_a_draft_says_it_is_not_yet_the_rule():
     draft = hit(1, "# Leading-edge repair\n\nRepairs are planned case by case by the planners.\n",
                 title="Leading-edge repair standard", canonical_type="standard",
