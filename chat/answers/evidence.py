@@ -2260,14 +2260,19 @@ def _answerable(
             return False, "no source says how long it is kept"
     asked_years = _years(" ".join(question.names))
     if asked_years and question.kind != YESNO:
-        # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%"
+        # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%",
+        # nor a line that names Brekken Ridge and says nothing of its availability
+        asked = question.terms - words.terms(" ".join(question.names))
         candidates = [
             s
             for s in candidates
             if not _of_another_year(question, asked_years, s)
             and (
                 _says_year(asked_years, s)
-                or not (_measures(s) or _years(s.unit.text))  # of no year or of another
+                or (
+                    not (_measures(s) or _years(s.unit.text))  # of no year or of another
+                    and (not asked or bool(words.matching(asked, _stated_terms(s))))
+                )
             )
         ]
         if not candidates:
@@ -2429,6 +2434,12 @@ def _says_year(years: frozenset[int], scored: Scored) -> bool:
     return bool(_years(text) & years) or any(
         first <= year <= last for first, last in spans for year in years
     )
+
+
+def _stated_terms(scored: Scored) -> frozenset[str]:
+    """The words a unit says, with its heading and lead-in."""
+    unit = scored.unit
+    return unit_terms(unit) | words.terms(f"{unit.section} {unit.context}")
 
 
 def _measures(scored: Scored) -> bool:

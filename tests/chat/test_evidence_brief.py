@@ -3039,6 +3039,11 @@ def test_a_value_of_another_year_does_not_answer_the_year_asked_about():
                "| Brekken Ridge | 96.1% | 97.4% |\n", title="Sites")  # fmt: skip
     answered = _brief("what was Brekken Ridge's availability in 2024?", both)
     assert answered.answerable and "96.1%" in compose(answered)
+    # ...and a line that names the site but says nothing of its availability does not
+    # answer for the year either
+    service = hit(2, "# Spare parts\n\nBrekken Ridge and Sollia Heights run Nordvik NV-3.6 "
+                     "turbines.\n", title="Spare parts price list")  # fmt: skip
+    assert not _brief("what was Brekken Ridge's availability in 2024?", sites, service).answerable
 
 
 def test_a_sentence_about_the_subject_does_not_say_what_is_asked_of_it():
