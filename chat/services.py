@@ -381,34 +381,25 @@ def widened_sources(
     )
     # the documents found first, read whole when they are short (a postmortem's duration
     # table sits in a section of its own, away from the chunk that matched best)
-    first = list(dict.fromkeys(s.hit.document_id for s in sources if s.block == "context"))
-    first = first[:SHORT_DOCUMENTS_READ]
-    sources = add_sources(
-        sources,
-        short_document_hits(
+    in_order = list(dict.fromkeys(s.hit.document_id for s in sources if s.block == "context"))
+    first = in_order[:SHORT_DOCUMENTS_READ]
+
+    def read_whole(document_ids: list[int]) -> tuple[SearchHit, ...]:
+        return short_document_hits(
             user=user,
             query=query,
-            document_ids=first,
+            document_ids=document_ids,
             max_chunks=SHORT_DOCUMENT_CHUNKS,
             max_chars=SHORT_DOCUMENT_CHARS,
-        ),
-        block="context",
-    )
+        )
+
+    sources = add_sources(sources, read_whole(first), block="context")
     if how_to and first and not _has_steps_in(sources, first[0]):
         # a how-to asked of a situation that a report narrates ("COMMS FAIL at Carn Hill,
         # what am I supposed to do?"): the next document found that is a procedure is read
         # whole too, so its steps can say what to do
-        found_order = list(
-            dict.fromkeys(s.hit.document_id for s in sources if s.block == "context")
-        )
-        later = [d for d in found_order if d not in first][:PROCEDURES_LOOKED_AT]
-        hits = short_document_hits(
-            user=user,
-            query=query,
-            document_ids=later,
-            max_chunks=SHORT_DOCUMENT_CHUNKS,
-            max_chars=SHORT_DOCUMENT_CHARS,
-        )
+        later = in_order[SHORT_DOCUMENTS_READ:][:PROCEDURES_LOOKED_AT]
+        hits = read_whole(later)
         procedure = next(
             (d for d in later if any(holds_steps(h) for h in hits if h.document_id == d)),
             None,
