@@ -363,7 +363,8 @@ def widened_sources(
     """A retrieval's sources with the passages an answer needs around them (the same for the
     first retrieval and the second): the documents' other retrieved chunks, the first
     document whole when short, the neighbours of the best chunks, a table's first rows; for
-    a why-question, the first rejected approach found, whole."""
+    a why-question, the first rejected approach found, whole; for a how-to whose first
+    document holds no steps, the next one found that does, whole."""
     from kb.retrieval import (
         neighbour_hits,
         opening_hits,

@@ -799,14 +799,6 @@ def _from_its_record(
     def named(s: Scored) -> float:
         return coverage(question.terms, weights, record_terms(s.source), frozenset())
 
-    same = [
-        s
-        for s in answering[:MAX_CONTENDERS]
-        if s.document_id != lead.document_id
-        and trust(s.source) >= trust(lead.source)
-        and keys & {v.key for v in s.values}
-    ]
-
     named_by = frozenset().union(*(words.terms(name) for name in question.names))
 
     def by_name(s: Scored) -> bool:
@@ -819,7 +811,15 @@ def _from_its_record(
 
     if by_name(lead):
         return None
-    best = max((s for s in same if by_name(s)), key=named, default=None)
+    same = [
+        s
+        for s in answering[:MAX_CONTENDERS]
+        if s.document_id != lead.document_id
+        and trust(s.source) >= trust(lead.source)
+        and keys & {v.key for v in s.values}
+        and by_name(s)
+    ]
+    best = max(same, key=named, default=None)
     if best is None or named(best) < MIN_COVERAGE_OPEN:
         return None
     return best
@@ -2249,13 +2249,7 @@ def _answerable(
     if question.keeps:
         # "how long are restore test reports kept?": a unit saying something is kept (or
         # retained, stored, deleted after) for that span, not how long a restore took
-        candidates = [
-            s
-            for s in candidates
-            if words.matching(
-                KEEPING, unit_terms(s.unit) | words.terms(f"{s.unit.section} {s.unit.context}")
-            )
-        ]
+        candidates = [s for s in candidates if words.matching(KEEPING, _stated_terms(s))]
         if not candidates:
             return False, "no source says how long it is kept"
     asked_years = _years(" ".join(question.names))
