@@ -799,14 +799,14 @@ def _from_its_record(
     def named(s: Scored) -> float:
         return coverage(question.terms, weights, record_terms(s.source), frozenset())
 
-    named_by = frozenset().union(*(words.terms(name) for name in question.names))
+    asked = _asked_of_names(question)
 
     def by_name(s: Scored) -> bool:
         # a name of the question is in the record's title, and another word of the question
         # in its title or type: "the Carn Hill incident", not only a site many records name
         own = record_terms(s.source)
         return any(words.terms(name) <= own for name in question.names) and bool(
-            words.matching(question.terms - named_by, own)
+            words.matching(asked, own)
         )
 
     if by_name(lead):
@@ -2256,7 +2256,7 @@ def _answerable(
     if asked_years and question.kind != YESNO:
         # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%",
         # nor a line that names Brekken Ridge and says nothing of its availability
-        asked = question.terms - words.terms(" ".join(question.names))
+        asked = _asked_of_names(question)
         candidates = [
             s
             for s in candidates
@@ -2453,7 +2453,7 @@ def _of_another_year(question: Question, years: frozenset[int], scored: Scored) 
     answer are those of the asked kind, or those whose labels say most of the question."""
     text = scored.unit.text
     found = [v for v in scored.values or vals.values_in(text) if v.kind in COMPARABLE - {vals.DATE}]
-    asked = question.terms - words.terms(" ".join(question.names))  # not the row's name
+    asked = _asked_of_names(question)  # not the row's name
     found = _labelled_most(asked, found, [label_of(text, v) for v in found])
     if not found:
         return False
@@ -2469,6 +2469,11 @@ def _predicate(question: Question) -> frozenset[str]:
     born?"): empty when it names nothing or asks nothing but the name."""
     if not (question.specific and question.names):
         return frozenset()
+    return _asked_of_names(question)
+
+
+def _asked_of_names(question: Question) -> frozenset[str]:
+    """The question's words other than those of the names it mentions: what it asks of them."""
     return question.terms - words.terms(" ".join(question.names))
 
 
