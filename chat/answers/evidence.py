@@ -18,6 +18,7 @@ The trust rules live here and nowhere else:
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -1721,6 +1722,162 @@ def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     return ("no" if within else "yes") if over else ("yes" if within else "no")
 
 
+def _events_in_order(
+    question: Question, ranked: Sequence[Scored], weights: dict[str, float]
+) -> tuple[list[Scored], str] | None:
+    """For "was the trust founded before the pier opened?": the units dating the two events
+    the question orders (in the order it names them) and yes or no by their dates; None when
+    either event has no date, or their dates do not tell the order (the same year, one
+    without a month)."""
+    first, second = question.in_order
+    earlier = _dated_event(first, second, question, ranked, weights)
+    later = _dated_event(second, first, question, ranked, weights)
+    if earlier is None or later is None:
+        return None
+    (first_unit, first_date), (second_unit, second_date) = earlier, later
+    if first_unit is second_unit and first_date.start == second_date.start:
+        return None  # one date for both: no order
+    verdict = _order_verdict(first_date, second_date)
+    if not verdict:
+        return None
+    named = sorted(
+        ((question.text.find(first), first_unit), (question.text.find(second), second_unit)),
+        key=lambda pair: pair[0],
+    )
+    units = [unit for _, unit in named if unit is not None]
+    units = [unit for n, unit in enumerate(units) if unit not in units[:n]]
+    return (units, verdict) if units else None
+
+
+def _dated_event(
+    side: str, other: str, question: Question, ranked: Sequence[Scored], weights: dict[str, float]
+) -> tuple[Scored | None, vals.Value] | None:
+    """When one event a question orders happened: the date the question gives it ("before
+    1900"), or the unit stating it (`MIN_COVERAGE` of its words, all of those besides its
+    names in the unit or its heading) with a date of known year. A side naming only a thing
+    ("was the Kiel Canal opened before the Panama Canal?") is of the other side's event. Of
+    such units, one saying it of no other name first, then the best covered, then one whose
+    date is in the clause saying the event, then the closest date (`_event_date`)."""
+    terms = words.terms(side)
+    stated = _year_dates(side)
+    if stated and not terms - words.terms(stated[0].text):
+        return None, stated[0]
+    names = [name for name in question.names if name in side]
+    named = words.terms(" ".join(names))
+    said = terms - named - words.terms(other)
+    if not said:
+        theirs = words.terms(" ".join(name for name in question.names if name in other))
+        said = words.terms(other) - theirs - terms
+        terms |= said
+    best: tuple[tuple[bool, float, bool, int, float], Scored, vals.Value] | None = None
+    for scored in ranked:
+        if scored.source.block == "rejected" or not _year_dates(scored.unit.text):
+            continue
+        own = unit_terms(scored.unit) | words.terms(scored.unit.section)
+        if words.matching(said, own) != said:
+            # (the trust's other deeds do not date its founding, nor does the sentence
+            # before; "the mission ended" does not date the Rosetta mission's launch)
+            continue
+        text = scored.unit.text
+        around = context_terms(scored.source, scored.unit)
+        if names and names_present(names, scored.source, scored.unit):
+            # (a name its document's title or summary says counts as context)
+            around |= named
+        share = coverage(terms, weights, own, around)
+        if share < MIN_COVERAGE:
+            continue
+        date, in_clause, distance = _event_date(text, said or terms)
+        key = (not _said_of_another(names, said, text), share, in_clause, -distance, scored.score)
+        if best is None or key > best[0]:
+            best = (key, scored, date)
+    return (best[1], best[2]) if best else None
+
+
+def _event_date(text: str, said: frozenset[str]) -> tuple[vals.Value, bool, int]:
+    """Of a text's dates, the one dating what the words `said` say: one in the same clause
+    as those words, then the nearest ("It was founded on 3 May 1852 ..., and took over the
+    ferries in 1907": 1852 for the founding; not the year a relative clause gives, "founded
+    the Committee of Five, which took its name in 1876"); with whether it is in their clause
+    and how far from them it is."""
+    dates = _year_dates(text)
+    spots = [
+        m.start()
+        for m in re.finditer(r"[\w'-]+", text)
+        if words.matching(said, words.terms(m.group()))
+    ]
+    if not spots:
+        return dates[0], False, len(text)
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
+    clauses = {bisect.bisect(breaks, spot) for spot in spots}
+    ranked = sorted(
+        (
+            bisect.bisect(breaks, v.start) not in clauses,
+            min(abs(v.start - spot) for spot in spots),
+            n,
+        )
+        for n, v in enumerate(dates)
+    )
+    elsewhere, distance, n = ranked[0]
+    return dates[n], not elsewhere, distance
+
+
+# where a sentence's clauses part: a relative or a joined clause says something else
+_CLAUSE_BREAK = re.compile(
+    r";|,\s+(?:which|who|whom|whose|where|when|while|whereas|but|and|although|though)\b", re.I
+)
+
+
+# a capitalised word inside a sentence: part of a name
+_NAME_WORD = re.compile(r"(?<=[\w,;:()] )[A-Z][\w'-]*")
+
+
+def _said_of_another(names: Sequence[str], said: frozenset[str], text: str) -> bool:
+    """The text mentions a name, but another name parts each of its mentions from each word
+    saying what is asked of it ("The ICRC is one part of the Movement, alongside the
+    International Federation ..., founded in 1919": the Federation was founded then)."""
+    lowered = text.lower()
+    mentions = [
+        (m.start(), m.end())
+        for name in names
+        for m in re.finditer(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered)
+    ]
+    spots = [
+        (m.start(), m.end())
+        for m in re.finditer(r"[\w'-]+", text)
+        if words.matching(said, words.terms(m.group()))
+    ]
+    if not mentions or not spots:
+        return False
+    others = [
+        m.start()
+        for m in _NAME_WORD.finditer(text)
+        if not any(start <= m.start() < end for start, end in mentions)
+        and not words.terms(m.group()) <= words.CALENDAR_WORDS
+    ]
+    for start, end in mentions:
+        for word_start, word_end in spots:
+            low, high = (end, word_start) if end <= word_start else (word_end, start)
+            if not any(low <= other < high for other in others):
+                return False
+    return True
+
+
+def _year_dates(text: str) -> list[vals.Value]:
+    """The dates a text states with their year."""
+    return [v for v in vals.values_in(text) if v.kind == vals.DATE and vals.date_parts(v)[0]]
+
+
+def _order_verdict(first: vals.Value, second: vals.Value) -> str:
+    """ "yes" when the first date comes before the second, "no" when not, "" when what they
+    state does not tell (1868 and 2 March 1868)."""
+    for mine, theirs in zip(vals.date_parts(first), vals.date_parts(second), strict=True):
+        if mine is None or theirs is None:
+            return ""
+        if mine != theirs:
+            return "yes" if mine < theirs else "no"
+    return "no"  # the same day is not before it
+
+
 def _checked_verdict(question: Question, lead: Scored, listed: Sequence[Scored]) -> str:
     """Yes or no for a yes/no question that says a value is so ("are raw messages kept for
     half a year?", "tom said we keep logs 7 days. right?"): yes when a current lead (or its
@@ -1904,6 +2061,10 @@ def build_brief(
     elif question.asks_past or question.asks_current:
         lead = _from_chain(question, lead, answering, links, weights)
     lead = _superlative_row(question, lead, answering)
+    # "was the trust founded before the pier opened?": the two events' dates answer
+    ordered = _events_in_order(question, answering, subject) if question.in_order else None
+    if ordered is not None:
+        lead = ordered[0][0]
     durations = _measured_and_targets(question, answering) if question.compares else None
     compared = _compared(question, answering, durations) if durations is not None else None
     if compared is not None:
@@ -1913,6 +2074,8 @@ def build_brief(
         if refuse_near_misses
         else (True, "")
     )
+    if not answerable and ordered is not None:
+        answerable, refusal = True, ""  # each event dated by a unit stating it
     if not answerable and compared is not None:
         # a measurement and the target it is held against, two curated units each stating
         # some of the question ("the SF-2 stop was a P1: the restore target, and how long was
@@ -2001,7 +2164,7 @@ def build_brief(
             ]
         if steps and not named:
             symptom, lead = lead, max(steps, key=lambda s: s.score)
-    if question.kind in (HOWTO, YESNO):
+    if question.kind in (HOWTO, YESNO) and ordered is None:
         forbidden = _forbidden_case(question, lead, answering)
         lead = forbidden or lead
     # ...and a rejected approach's reasons, when they are a list, are given whole
@@ -2027,16 +2190,19 @@ def build_brief(
         )
         if command is not None:
             support.append(command)  # a how-to answer shows its command
-    if question.kind == YESNO and not question.compares:
+    if ordered is not None:
+        support.extend(ordered[0][1:])  # the other event's date, right after the first's
+    elif question.kind == YESNO and not question.compares:
         support.extend(_rule_around(question, lead, answering))
-    support.extend(_supporting(question, lead, listed, support, answering, reasons_of))
+    if ordered is None:  # (two dated events say all a question ordering them asks)
+        support.extend(_supporting(question, lead, listed, support, answering, reasons_of))
     if as_list:
         # the list is quoted as far as it answers ("which raw materials have celery in": the
         # rows with celery); its other items never come back as support
         key = _list_key(lead)
         support = [s for s in support if s.unit.group < 0 or _list_key(s) != key]
     # (a question about the past is answered by the record of its time)
-    then = question.asks_past or in_force is not None
+    then = question.asks_past or in_force is not None or ordered is not None
     recorded = None if listed or then else _from_its_record(question, lead, answering, weights)
     if recorded is not None:
         # the same value, stated by the record the question names: that record is cited
@@ -2123,7 +2289,9 @@ def build_brief(
         in_force_next=in_force_next,
         moved_off=moved_off,
         rejected=rejected,
-        verdict=_verdict(question, lead, second) or _checked_verdict(question, lead, listed),
+        verdict=(ordered[1] if ordered else "")
+        or _verdict(question, lead, second)
+        or _checked_verdict(question, lead, listed),
         unstated=unstated,
         ranked=ranked,
     )

@@ -137,6 +137,9 @@ _AT_THE_TIME = re.compile(
 )
 _PAST_BEFORE = re.compile(r"\b(?:before|until)\b(?!\s+\w+ing\b)", re.I)
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|used)\b", re.I)
+# "was the trust founded before the pier opened?", "did X happen after 1900?": a yes/no
+# question ordering two events in time (the first group: the one named first comes first)
+_ORDER = re.compile(r"\b(?:(before|prior to|earlier than|ahead of)|(after|later than))\b", re.I)
 # Leaving something behind: "when did we move off X / stop using X / retire X?"
 _LEAVING = re.compile(
     r"\b(?:mov(?:e|ed|ing) (?:off|away from)|switch(?:ed)? (?:off|away )?from|"
@@ -405,6 +408,9 @@ class Question:
     # "which route does not offer huts?": it asks of what is not so; a unit saying only what
     # is so ("the Marangu route offers huts") does not answer it
     negated: bool = False
+    # "was the trust founded before the pier opened?": the two events (or an event and a
+    # date) a yes/no question orders in time, the one it asks to come first first
+    in_order: tuple[str, ...] = ()
     # the nouns it ranks ("the second part", "the average depth"): a unit ranking the same
     # noun otherwise only ("the first part", "a maximum depth") does not answer it
     ranks: tuple[tuple[str, frozenset[str]], ...] = ()
@@ -877,6 +883,24 @@ _PHRASE_END = re.compile(
 )
 
 
+def _in_order(kind: str, asked: str) -> tuple[str, ...]:
+    """The two sides of a yes/no question that orders two events in time, the one it asks to
+    come first first: "the trust founded", "the pier opened" of "was the trust founded before
+    the pier opened?" (and of "did the pier open after the trust was founded?"); () when it
+    orders nothing, asks in the present ("can we restart it after a trip?") or one side names
+    nothing ("was it before?")."""
+    # (of things done: "can the ROC reset a turbine after an overspeed trip?" asks what may
+    # be done after it, not when)
+    found = list(_ORDER.finditer(asked)) if kind == YESNO and _PAST_TENSE.search(asked) else []
+    if len(found) != 1:
+        return ()
+    order = found[0]
+    first, second = asked[: order.start()], asked[order.end() :]
+    if not (words.terms(first) and words.terms(second)):
+        return ()
+    return (first, second) if order.group(1) else (second, first)
+
+
 def _against(text: str) -> tuple[str, ...]:
     """The terms of what "within the SLA target" / "hit the trace target" compares with,
     in order; empty when that is a value ("within 4 hours")."""
@@ -955,7 +979,11 @@ def read_question(text: str) -> Question:
         subject = _SPAN_VERB.sub(" ", subject)
     for frame in (_RELATIVE_TIME, _PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
         subject = frame.sub(" ", subject)
-    asks_past = bool(_PAST.search(text) or (_PAST_BEFORE.search(text) and _PAST_TENSE.search(text)))
+    in_order = _in_order(kind, asked)
+    asks_past = bool(
+        _PAST.search(text)
+        or (not in_order and _PAST_BEFORE.search(text) and _PAST_TENSE.search(text))
+    )
     # a date in a question in the past tense asks what held then ("what did we use in 2019?")
     as_of = history.asked_date(text) if (asks_past or _PAST_TENSE.search(text)) else None
     kind_spans: set[str] = set()
@@ -1048,6 +1076,7 @@ def read_question(text: str) -> Question:
         restricted_to=_restricted_to(reported),
         asks_change=bool(_CHANGED_Q.search(text)),
         role_qualifiers=_role_qualifiers(asked) if kind == PERSON else frozenset(),
+        in_order=in_order,
     )
 
 

@@ -3647,3 +3647,97 @@ def test_what_says_not_leads_only_among_units_about_the_question():
         ("mod-notifications", "dec-message-queue", "std-logging", "mod-tracking-ingest"), 1)]  # fmt: skip
     brief = _brief("which services dont use kafka?", *pages)
     assert not compose(brief).startswith("Levels:"), compose(brief)
+
+
+def test_reading_a_question_that_orders_two_events_in_time():
+    asked = read_question("Was the Harbour Trust founded before the East Pier was opened?")
+    assert asked.kind == "yesno"
+    first, second = asked.in_order
+    assert "Harbour Trust" in first and "East Pier" in second
+    # "after" asks for the other order: the one named second is asked to come first
+    later = read_question("did the East Pier open after the Harbour Trust was founded?")
+    assert "Harbour Trust" in later.in_order[0] and "East Pier" in later.in_order[1]
+    assert read_question("was the pier opened before 1900?").in_order[1].strip() == "1900?"
+    # not a yes/no question, or nothing on one side: nothing ordered
+    assert read_question("what did we use before Redis?").in_order == ()
+    assert read_question("what to check before going up a turbine").in_order == ()
+    assert read_question("was it before?").in_order == ()
+    # what may be done after something is no order of events
+    assert (
+        read_question("can the ROC reset a turbine remotely after an overspeed trip?").in_order
+        == ()
+    )
+    # ordering two events is not asking about the past before something
+    assert not asked.asks_past
+
+
+HARBOUR = """# Harbour Trust
+
+The Harbour Trust runs the port of Callow Bay. It was founded on 3 May 1852 by an act of
+parliament, and took over the ferry service in 1907.
+
+## Piers
+
+The East Pier was opened on 12 June 1849, three years before the trust existed; it was
+lengthened in 1911.
+
+The West Pier opened in 1868.
+"""
+
+
+def test_a_question_ordering_two_events_is_answered_from_their_dates():
+    trust_doc = hit(1, HARBOUR, title="Harbour Trust", slug="harbour-trust")
+    before = _brief("Was the Harbour Trust founded before the East Pier was opened?", trust_doc)
+    assert before.answerable and before.verdict == "no"
+    said = compose(before)
+    assert said.startswith("No: ")
+    assert "3 May 1852" in said and "12 June 1849" in said
+    # the other order, and the other way of asking it
+    after = _brief("did the West Pier open after the Harbour Trust was founded?", trust_doc)
+    assert after.verdict == "yes"
+    assert "1868" in compose(after) and "3 May 1852" in compose(after)
+    # an event against a date the question states
+    assert _brief("was the Harbour Trust founded before 1860?", trust_doc).verdict == "yes"
+    # the year a sentence gives for something else is not the event's date: the trust took
+    # over the ferries in 1907, it was founded in 1852
+    assert _brief("was the Harbour Trust founded after 1900?", trust_doc).verdict == "no"
+
+
+def test_an_order_is_not_decided_without_a_date_for_each_event():
+    trust_doc = hit(1, HARBOUR, title="Harbour Trust", slug="harbour-trust")
+    # no date says when the lighthouse was built: no yes or no is made up
+    brief = _brief("Was the Harbour Trust founded before the lighthouse was built?", trust_doc)
+    assert brief.verdict == ""
+    # a sentence saying part of an event is not its date: the trust's ferry service began
+    # in 1907, when the ferry service ended is not said
+    ended = _brief(
+        "did the Harbour Trust ferry service end before the West Pier opened?", trust_doc
+    )
+    assert ended.verdict == ""
+    # the same year, with no month for one of them: the order is not known
+    same_year = hit(1, "# Mill\n\nThe mill opened in 1868. The West Pier opened on 2 March 1868.\n",
+                    title="Mill")  # fmt: skip
+    assert _brief("did the mill open before the West Pier opened?", same_year).verdict == ""
+
+
+def test_an_event_is_dated_by_what_is_said_of_it_not_of_a_name_beside_it():
+    text = """# Harbour Trust
+
+The Harbour Trust works alongside the Callow Bay Pilots Association, founded in 1921, and the
+ferry company.
+
+The trust was founded on 3 May 1852 by an act of parliament.
+
+The lighthouse was built in 1860.
+"""
+    trust_doc = hit(1, text, title="Harbour Trust", slug="harbour-trust")
+    brief = _brief("Was the Harbour Trust founded before the lighthouse was built?", trust_doc)
+    assert brief.verdict == "yes"
+    assert "3 May 1852" in compose(brief) and "1921" not in compose(brief)
+    # of a sentence's dates, the one of the clause saying the event, not the nearest: a
+    # relative clause says something else
+    founded = hit(1, "# Harbour Trust\n\nOn 3 May 1852 the merchants of the town, led by their "
+                     "mayor and the harbour master, founded the Harbour Trust, which in 1907 took "
+                     "over the ferries.\n",
+                  title="Harbour Trust")  # fmt: skip
+    assert _brief("was the Harbour Trust founded after 1900?", founded).verdict == "no"
