@@ -1095,6 +1095,40 @@ def _another_row_named(question: Question, row: Scored, ranked: Sequence[Scored]
     return False
 
 
+def _row_key(unit: Unit) -> str:
+    """A table row's first cell, which names what the row is about ("Quarry Bank")."""
+    return unit.bare.partition(" — ")[0] if unit.kind == "row" else ""
+
+
+def _siblings(question: Question, ranked: Sequence[Scored]) -> dict[str, frozenset[str]]:
+    """For each thing the question names that a table row is about (the row's first cell,
+    all of whose words the question's names say), what the table's other rows are about
+    ("Fenwick Lane", "Oxley Mill" for "Quarry Bank"): the other things of its kind."""
+    rows = [s for s in ranked if s.unit.kind == "row" and _row_key(s.unit)]
+    found: dict[str, frozenset[str]] = {}
+    for row in rows:
+        key = _row_key(row.unit)
+        named = names_in(question.names, key)
+        # (not a row about more than the name: "Hallam Road" for "Hallam")
+        if named and names_in([key], " ".join(named)):
+            table = _list_key(row)
+            others = {_row_key(o.unit) for o in rows if _list_key(o) == table} - {key}
+            found[key] = found.get(key, frozenset()) | others
+    return found
+
+
+def _of_a_sibling(question: Question, scored: Scored, siblings: dict[str, frozenset[str]]) -> bool:
+    """The unit names another thing of the kind of one the question names (`_siblings`), and
+    not that one, itself or under its heading: what it says is of the other ("the contract
+    covers Fenwick Lane and Oxley Mill ... guarantees 98.5%" for Quarry Bank's guarantee)."""
+    unit = scored.unit
+    stated = f"{unit.text} {unit.section} {unit.context}"
+    return any(
+        not names_in([asked], stated) and any(names_in([other], unit.text) for other in others)
+        for asked, others in siblings.items()
+    )
+
+
 def _answers_with_list(question: Question, lead: Scored, weights: dict[str, float]) -> bool:
     """Whether the lead's whole list (or table) is the answer: the question asks for several
     things, or for steps, or for what a list introduced by words of the question holds."""
@@ -2045,6 +2079,10 @@ def build_brief(
         # "which plate ... beneath the Atlas Mountains?": a unit about the Andes sharing more
         # of the question's words does not lead when units naming the Atlas Mountains answer
         pool = [s for s in pool if names_present(proper, s.source, s.unit)] or pool
+    # "what does Hallam guarantee for Quarry Bank?": not what a unit says of the table's
+    # other stations
+    siblings = _siblings(question, answering)
+    pool = [s for s in pool if not _of_a_sibling(question, s, siblings)] or pool
     if earlier_lead and question.refers_back:
         # "how long was it down?": "it" is what the answer before led with; its document
         # answers when it states the kind of value asked
@@ -2070,7 +2108,7 @@ def build_brief(
     if compared is not None:
         lead = compared[0]  # "was it fixed within the target?": what was measured leads
     answerable, refusal = (
-        _answerable(question, answering, earlier_terms, subject)
+        _answerable(question, answering, earlier_terms, subject, siblings)
         if refuse_near_misses
         else (True, "")
     )
@@ -2214,6 +2252,7 @@ def build_brief(
         # that led is named as disagreeing with it, never quoted as the answer before it
         lead = instead
         support = [s for s in support if s is not instead and trust(s.source) >= trust(lead.source)]
+    support = [s for s in support if not _of_a_sibling(question, s, siblings)]
     answer = (lead, *listed, *support)
     roles = (
         vals.roles(lead.unit.text)  # the roles of the answer's own statement
@@ -2393,6 +2432,7 @@ def _answerable(
     ranked: Sequence[Scored],
     earlier_terms: frozenset[str],
     subject: dict[str, float],
+    siblings: dict[str, frozenset[str]],
 ) -> tuple[bool, str]:
     """Refuse a near-miss: no unit states the question's subject well enough, or none that
     does carries the kind of value the question asks for. A follow-up's subject is its own
@@ -2411,6 +2451,7 @@ def _answerable(
         )
         and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
         and not _another_row_named(question, s, ranked)
+        and not _of_a_sibling(question, s, siblings)
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"

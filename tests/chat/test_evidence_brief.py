@@ -3741,3 +3741,33 @@ The lighthouse was built in 1860.
                      "over the ferries.\n",
                   title="Harbour Trust")  # fmt: skip
     assert _brief("was the Harbour Trust founded after 1900?", founded).verdict == "no"
+
+
+SITES = """# Pump station availability
+
+How available the Fenwick Lane, Oxley Mill and Quarry Bank pump stations were, and what
+Hallam guarantees.
+
+## 2025 results
+
+| Station | Pumps | Availability 2025 |
+|---|---|---|
+| Fenwick Lane | 4 | 99.1% |
+| Oxley Mill | 3 | 98.2% |
+| Quarry Bank | 2 | 97.5% |
+
+## Guarantees
+
+Under the Hallam service contract HSC-7, which covers Fenwick Lane and Oxley Mill, Hallam
+guarantees 98.5% availability per station per year.
+"""
+
+
+def test_a_value_said_of_the_other_rows_of_a_table_does_not_answer_for_the_one_asked():
+    sites = hit(1, SITES, title="Pump station availability", slug="pump-availability")
+    # the guarantee covers the other two stations of the table; nothing says Quarry Bank's
+    brief = _brief("what availability does Hallam guarantee for Quarry Bank?", sites)
+    assert not brief.answerable or "98.5%" not in compose(brief)
+    # ...and answers for a station it covers
+    covered = _brief("what availability does Hallam guarantee for Oxley Mill?", sites)
+    assert "98.5%" in compose(covered)
