@@ -91,7 +91,8 @@ _QUANTITY_NOUNS = re.compile(
     r"\b(?:number|limit|cap|threshold|size|lag|timeout|ttl|retention|rate|percentage|version|"
     r"port|count|price|cost|budget|capacity|quota|maximum|max|minimum|min|default|speed|"
     r"amount|salary|allowance|fee|toll|length|height|distance|temperature|temp|weight|total|score|"
-    r"rto|rpo|sla|target|deadline|window|per diem)\b",
+    r"rto|rpo|sla|target|deadline|window|per diem)\b"
+    r"|%",  # "what availability %": a percentage
     re.I,
 )
 _DURATION_NOUNS = re.compile(
@@ -574,7 +575,7 @@ _WHICH_Q = re.compile(
 # asked for, right after the question word (not a noun deep in its subject: "rate limiting")
 _ASKED_NOUN = re.compile(
     r"\s*(?:and\s+)?(?:what|which)(?:\s+(?:is|was|are|were))?"
-    r"(?:\s+(?:the|our|a|an|my|your|their))?((?:\s+[\w/-]+){1,3})",
+    r"(?:\s+(?:the|our|a|an|my|your|their))?((?:\s+[\w/%-]+){1,3})",
     re.I,
 )
 
@@ -605,7 +606,7 @@ _COUNTED_TIME = re.compile(
     re.I,
 )
 _WEIGHT_WORDS = re.compile(r"\b(?:weigh|weighs|weight|heavy)\b", re.I)
-_PERCENT_WORDS = re.compile(r"\b(?:percent|percentage|per cent|share|proportion|%)", re.I)
+_PERCENT_WORDS = re.compile(r"\b(?:percent(?:age)?s?|per cent|shares?|proportions?)\b|%", re.I)
 
 
 def _measured_in(text: str) -> str:

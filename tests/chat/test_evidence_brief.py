@@ -3771,3 +3771,9 @@ def test_a_value_said_of_the_other_rows_of_a_table_does_not_answer_for_the_one_a
     # ...and answers for a station it covers
     covered = _brief("what availability does Hallam guarantee for Oxley Mill?", sites)
     assert "98.5%" in compose(covered)
+
+
+def test_a_percent_sign_asks_for_a_percentage():
+    for typed in ("what availability % does Hallam guarantee?", "what availability percentage does Hallam guarantee?"):  # fmt: skip
+        asked = read_question(typed)
+        assert asked.kind == "number" and asked.value_kinds == {"percent"}
