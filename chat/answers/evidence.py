@@ -792,7 +792,8 @@ def _from_its_record(
     """The lead's value stated again in the record the question names ("how many properties
     lost water in the Carn Hill incident?": a name of the question in its title, and its title
     and type cover the question), as trusted as the lead's, when the lead's own record is not
-    named: that unit answers (the incident's record, not a runbook's line recalling it)."""
+    named: that unit answers (the incident's record, not a runbook's line recalling it). Where
+    the record does not state the lead's value, its own value of the kind asked answers."""
     keys = {v.key for v in lead.values}
     if not keys:
         return None
@@ -820,6 +821,31 @@ def _from_its_record(
         and keys & {v.key for v in s.values}
         and by_name(s)
     ]
+    if not same and question.specific:
+        # ...or a value of the kind asked that the named record states of what the question
+        # asks at least as fully as the lead ("how long was SF-2 down in the january freezer
+        # incident?": its "Downtime: 5 hours 38 minutes", not a procedure's 20-minute limit
+        # on entering SF-2)
+        same = [
+            s
+            for s in answering
+            if s.document_id != lead.document_id
+            and trust(s.source) >= trust(lead.source)
+            and s.values
+            and s.coverage >= lead.coverage
+            and by_name(s)
+        ]
+
+        def own_figure(s: Scored) -> bool:
+            # the record's measurement, labelled with what it measures ("Downtime: 02:14 to
+            # 07:52, 5 hours 38 minutes"), ahead of a span it mentions ("a dip of under half
+            # a second")
+            return any(
+                words.matching(_DURATION_LABELS, words.terms(label_of(s.unit.text, v)))
+                for v in s.values
+            )
+
+        same.sort(key=own_figure, reverse=True)
     best = max(same, key=named, default=None)
     if best is None or named(best) < MIN_COVERAGE_OPEN:
         return None
@@ -1790,9 +1816,12 @@ def _dated_event(
     1900"), or the unit stating it (`MIN_COVERAGE` of its words, all of those besides its
     names in the unit or its heading) with a date of known year. A side naming only a thing
     ("was the Kiel Canal opened before the Panama Canal?") is of the other side's event. Of
-    such units, one saying it of no other name first, then the best covered, then one whose
-    date is in the clause saying the event, then the closest date (`_event_date`)."""
-    terms = words.terms(side)
+    such units, one saying it of no other name (nor of a longer one) first, then the best
+    covered, then one whose date is in the clause saying the event, then the closest date
+    (`_event_date`)."""
+    # (the date of an event is when it began: "began studying law" is dated by "studied law
+    # from 1496")
+    terms = words.terms(side) - _BEGINNING
     stated = _year_dates(side)
     if stated and not terms - words.terms(stated[0].text):
         return None, stated[0]
@@ -1803,6 +1832,8 @@ def _dated_event(
         theirs = words.terms(" ".join(name for name in question.names if name in other))
         said = words.terms(other) - theirs - terms
         terms |= said
+    # what the side names, as typed, when no name was read from it ("the forth bridge")
+    thing = " ".join(w for w in re.findall(r"[\w'-]+", side) if words.terms(w) - said)
     best: tuple[tuple[bool, float, bool, int, float], Scored, vals.Value] | None = None
     for scored in ranked:
         if scored.source.block == "rejected" or not _year_dates(scored.unit.text):
@@ -1821,10 +1852,15 @@ def _dated_event(
         if share < MIN_COVERAGE:
             continue
         date, in_clause, distance = _event_date(text, said or terms)
-        key = (not _said_of_another(names, said, text), share, in_clause, -distance, scored.score)
+        elsewhere = _said_of_another(names, said, text) or _names_a_longer(names or [thing], text)
+        key = (not elsewhere, share, in_clause, -distance, scored.score)
         if best is None or key > best[0]:
             best = (key, scored, date)
     return (best[1], best[2]) if best else None
+
+
+# Words saying that something began, or was done for the first time: closed-class English
+_BEGINNING = words.terms("begin began begun start started first commence commenced")
 
 
 def _event_date(text: str, said: frozenset[str]) -> tuple[vals.Value, bool, int]:
@@ -1896,9 +1932,38 @@ def _said_of_another(names: Sequence[str], said: frozenset[str], text: str) -> b
     return True
 
 
+def _names_a_longer(names: Sequence[str], text: str) -> bool:
+    """The text names a longer thing holding a name's words, not ending with them ("the
+    Forth Road Bridge" for the Forth Bridge, "the Kiel Canal" for Kiel): another thing, not
+    the one asked about ("Nicolaus Copernicus" is Copernicus)."""
+    found = [v.text for v in vals.values_in(text) if v.kind == vals.NAME]
+    for name in names:
+        own = name.lower().split()
+        for longer in found:
+            theirs = longer.lower().split()
+            if len(theirs) > len(own) and names_in([name], longer) and theirs[-len(own) :] != own:
+                return True
+    return False
+
+
 def _year_dates(text: str) -> list[vals.Value]:
-    """The dates a text states with their year."""
-    return [v for v in vals.values_in(text) if v.kind == vals.DATE and vals.date_parts(v)[0]]
+    """The dates a text states with their year, but not in brackets: an aside on the name
+    before it ("the Forth Road Bridge (opened 1964)", a life's "(16 July 1872 - 18 June
+    1928)"), not the date of what the sentence says."""
+    return [
+        v
+        for v in vals.values_in(text)
+        if v.kind == vals.DATE and vals.date_parts(v)[0] and not _in_brackets(text, v)
+    ]
+
+
+def _in_brackets(text: str, value: vals.Value) -> bool:
+    """The value is inside round brackets (or before a closing one that opened before the
+    unit began)."""
+    if text.count("(", 0, value.start) > text.count(")", 0, value.start):
+        return True
+    after = re.search(r"[()]", text[value.end :])
+    return after is not None and after.group() == ")"
 
 
 def _order_verdict(first: vals.Value, second: vals.Value) -> str:

@@ -3698,6 +3698,19 @@ def test_a_question_ordering_two_events_is_answered_from_their_dates():
     assert "1868" in compose(after) and "3 May 1852" in compose(after)
     # an event against a date the question states
     assert _brief("was the Harbour Trust founded before 1860?", trust_doc).verdict == "yes"
+    # an event's date is when it began, however the question says it began
+    assert (
+        _brief("did the trust first take over the ferry service after 1900?", trust_doc).verdict
+        == "yes"
+    )
+    # a date in brackets is an aside on the name before it, not the date of the event
+    piers = hit(1, "# Piers\n\nThe East Pier was opened on 12 June 1849. The old ferry slip "
+                   "beside the East Pier (opened 1901) is now closed.\n", title="Piers")  # fmt: skip
+    assert _brief("was the East Pier opened before 1870?", piers).verdict == "yes"
+    # a longer name holding the asked one's words is another thing
+    longer = hit(1, "# Piers\n\nThe pier was opened on 12 June 1849. Beside it stands the East "
+                    "Harbour Pier, opened in 1901.\n", title="East Pier")  # fmt: skip
+    assert _brief("was the East Pier opened before 1870?", longer).verdict == "yes"
     # the year a sentence gives for something else is not the event's date: the trust took
     # over the ferries in 1907, it was founded in 1852
     assert _brief("was the Harbour Trust founded after 1900?", trust_doc).verdict == "no"
@@ -3777,3 +3790,24 @@ def test_a_percent_sign_asks_for_a_percentage():
     for typed in ("what availability % does Hallam guarantee?", "what availability percentage does Hallam guarantee?"):  # fmt: skip
         asked = read_question(typed)
         assert asked.kind == "number" and asked.value_kinds == {"percent"}
+
+
+def test_a_value_asked_of_a_named_incident_comes_from_its_record_not_a_rule_about_the_thing():
+    """The question names the incident; a procedure's limit for the same machine matches its
+    words as well, but the incident's record states how long it was down."""
+    procedure = hit(1, """## Entering a blast chiller (BC-3)
+
+- Entering the blast chiller BC-3: for a maximum of 20 minutes per entry, then 15 minutes in
+  a warm area before going back in.
+""", title="Machine guarding and lockout", canonical_type="procedure",
+                    canonical_status="accepted", slug="machine-guarding")  # fmt: skip
+    report = hit(2, """## At a glance
+
+- What stopped: blast chiller BC-3, which chills all pies.
+- Why it happened: no UPS on the BC-3 panel; a dip of under half a second restarted it.
+- Downtime: 01:10 to 05:40, 4 hours 30 minutes.
+""", title="BC-3 blast chiller stop, Hexham - 9 March 2026", canonical_type="incident",
+                 canonical_status="accepted", slug="inc-bc3")  # fmt: skip
+    brief = _brief("how long was BC-3 down in the march chiller incident", procedure, report)
+    assert brief.lead is not None and brief.lead.source.hit.slug == "inc-bc3", compose(brief)
+    assert "4 hours 30 minutes" in compose(brief)
