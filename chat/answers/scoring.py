@@ -731,14 +731,26 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
     the question's names: question._qualifiers.)"""
     hit = source.hit
     around = (
-        f"{unit.text} {unit.section} {unit.context} {hit.title} {_initials(hit.title)} "
-        f"{hit.heading_path} {source.about} {source.covers}"
+        f"{unit.text} {_named_initials(unit.text)} {unit.section} {unit.context} {hit.title} "
+        f"{_initials(hit.title)} {hit.heading_path} {source.about} {source.covers}"
     )
     peoples = [name for name in names if DEMONYM.match(name)]
     if not all(_people_stated(name, f"{hit.title} {hit.text}") for name in peoples):
         return False
     others = [name for name in names if name not in peoples]
     return names_in(others, around) == frozenset(others)
+
+
+# a name of several capitalised words, with the small words names hold ("International Union
+# for Conservation of Nature")
+_LONG_NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:(?:of|for|and|the|de|du|la)\s+)*[A-Z][\w'-]*)+")
+
+
+@lru_cache(maxsize=65536)
+def _named_initials(text: str) -> str:
+    """The initials of the long names a text writes out, which name what they name ("IUCN"
+    of "the International Union for Conservation of Nature")."""
+    return " ".join(_initials(re.sub(r"^The\s+", "", name)) for name in _LONG_NAME.findall(text))
 
 
 def _initials(title: str) -> str:

@@ -3616,6 +3616,16 @@ def test_a_documents_title_names_what_its_initials_stand_for():
     assert not names_present(("IFRC", "Geneva Convention"), source, signed)
 
 
+def test_a_sentence_names_what_its_own_names_initials_stand_for():
+    text = "# Snow leopard\n\nThe International Union for Conservation of Nature moved the snow leopard from Endangered to Vulnerable on its Red List in 2017.\n"  # fmt: skip
+    source = number_sources(result([hit(1, text, title="Snow leopard", slug="snow-leopard")]))[0]
+    moved = next(u for u in split_units(text) if "2017" in u.text)
+    assert names_present(("IUCN Red List",), source, moved)
+    assert not names_present(("WWF",), source, moved)
+    brief = _brief("Is the snow leopard listed as Endangered on the IUCN Red List today?", hit(1, text, title="Snow leopard"))  # fmt: skip
+    assert brief.answerable and "Vulnerable" in compose(brief)
+
+
 HOOVER_DAM = (
     "# Hoover Dam\n\nHoover Dam is a concrete arch-gravity dam in the Black Canyon of the "
     "Colorado River, on the border between Nevada and Arizona, about 48 kilometres southeast of "
