@@ -1790,8 +1790,14 @@ def _events_in_order(
     either event has no date, or their dates do not tell the order (the same year, one
     without a month)."""
     first, second = question.in_order
-    earlier = _dated_event(first, second, question, ranked, weights)
-    later = _dated_event(second, first, question, ranked, weights)
+    # the units with a date of known year, read once for both events
+    dated = [
+        (s, dates)
+        for s in ranked
+        if s.source.block != "rejected" and (dates := _year_dates(s.unit.text))
+    ]
+    earlier = _dated_event(first, second, question, dated, weights)
+    later = _dated_event(second, first, question, dated, weights)
     if earlier is None or later is None:
         return None
     (first_unit, first_date), (second_unit, second_date) = earlier, later
@@ -1810,7 +1816,11 @@ def _events_in_order(
 
 
 def _dated_event(
-    side: str, other: str, question: Question, ranked: Sequence[Scored], weights: dict[str, float]
+    side: str,
+    other: str,
+    question: Question,
+    dated: Sequence[tuple[Scored, list[vals.Value]]],
+    weights: dict[str, float],
 ) -> tuple[Scored | None, vals.Value] | None:
     """When one event a question orders happened: the date the question gives it ("before
     1900"), or the unit stating it (`MIN_COVERAGE` of its words, all of those besides its
@@ -1835,9 +1845,7 @@ def _dated_event(
     # what the side names, as typed, when no name was read from it ("the forth bridge")
     thing = " ".join(w for w in re.findall(r"[\w'-]+", side) if words.terms(w) - said)
     best: tuple[tuple[bool, float, bool, int, float], Scored, vals.Value] | None = None
-    for scored in ranked:
-        if scored.source.block == "rejected" or not _year_dates(scored.unit.text):
-            continue
+    for scored, dates in dated:
         own = unit_terms(scored.unit) | words.terms(scored.unit.section)
         if words.matching(said, own) != said:
             # (the trust's other deeds do not date its founding, nor does the sentence
@@ -1851,8 +1859,10 @@ def _dated_event(
         share = coverage(terms, weights, own, around)
         if share < MIN_COVERAGE:
             continue
-        date, in_clause, distance = _event_date(text, said or terms)
-        elsewhere = _said_of_another(names, said, text) or _names_a_longer(names or [thing], text)
+        date, in_clause, distance = _event_date(text, dates, said or terms)
+        elsewhere = _parted_by_another_name(names, said, text) or _names_a_longer(
+            names or [thing], text
+        )
         key = (not elsewhere, share, in_clause, -distance, scored.score)
         if best is None or key > best[0]:
             best = (key, scored, date)
@@ -1863,18 +1873,15 @@ def _dated_event(
 _BEGINNING = words.terms("begin began begun start started first commence commenced")
 
 
-def _event_date(text: str, said: frozenset[str]) -> tuple[vals.Value, bool, int]:
-    """Of a text's dates, the one dating what the words `said` say: one in the same clause
+def _event_date(
+    text: str, dates: Sequence[vals.Value], said: frozenset[str]
+) -> tuple[vals.Value, bool, int]:
+    """Of a text's dates (`_year_dates`), the one dating what the words `said` say: one in the same clause
     as those words, then the nearest ("It was founded on 3 May 1852 ..., and took over the
     ferries in 1907": 1852 for the founding; not the year a relative clause gives, "founded
     the Committee of Five, which took its name in 1876"); with whether it is in their clause
     and how far from them it is."""
-    dates = _year_dates(text)
-    spots = [
-        m.start()
-        for m in re.finditer(r"[\w'-]+", text)
-        if words.matching(said, words.terms(m.group()))
-    ]
+    spots = [start for start, _ in _spans_saying(text, said)]
     if not spots:
         return dates[0], False, len(text)
     breaks = [m.start() for m in _CLAUSE_BREAK.finditer(text)]
@@ -1901,7 +1908,16 @@ _CLAUSE_BREAK = re.compile(
 _NAME_WORD = re.compile(r"(?<=[\w,;:()] )[A-Z][\w'-]*")
 
 
-def _said_of_another(names: Sequence[str], said: frozenset[str], text: str) -> bool:
+def _spans_saying(text: str, said: frozenset[str]) -> list[tuple[int, int]]:
+    """Where the text's words state one of the terms `said` (start, end)."""
+    return [
+        (m.start(), m.end())
+        for m in re.finditer(r"[\w'-]+", text)
+        if words.matching(said, words.terms(m.group()))
+    ]
+
+
+def _parted_by_another_name(names: Sequence[str], said: frozenset[str], text: str) -> bool:
     """The text mentions a name, but another name parts each of its mentions from each word
     saying what is asked of it ("The ICRC is one part of the Movement, alongside the
     International Federation ..., founded in 1919": the Federation was founded then)."""
@@ -1911,11 +1927,7 @@ def _said_of_another(names: Sequence[str], said: frozenset[str], text: str) -> b
         for name in names
         for m in re.finditer(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered)
     ]
-    spots = [
-        (m.start(), m.end())
-        for m in re.finditer(r"[\w'-]+", text)
-        if words.matching(said, words.terms(m.group()))
-    ]
+    spots = _spans_saying(text, said)
     if not mentions or not spots:
         return False
     others = [
