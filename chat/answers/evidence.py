@@ -2227,12 +2227,16 @@ def build_brief(
         # states a place), "when did we move off X?": X's chain answers
         answerable, refusal = True, ""
     bridge: Scored | None = None
-    if not answerable and question.specific and question.describes:
+    if question.specific and question.describes:
         # multi-hop: "the RTO for the system that fell over in the feb outage": the outage
-        # names the system, another document gives that system's value
-        bridged = _bridged(question, answering, subject)
-        if bridged is not None:
-            (lead, bridge), answerable = bridged, True
+        # names the system, another document gives that system's value. Where a unit already
+        # answers, the pair leads when its bridge is of the lead's own document and together
+        # they state more of the question ("who's the manager of the pumping station that
+        # spilled in march?": the incident names the station, the who's-who its manager)
+        bridged = _bridged(question, answering, subject, through=lead if answerable else None)
+        if bridged is not None and (not answerable or bridged[2] > lead.coverage):
+            lead, bridge, _ = bridged
+            answerable, refusal = True, ""
     if not answerable:
         return EvidenceBrief(
             question=question,
@@ -2462,14 +2466,23 @@ def _proper_names(unit: Unit) -> frozenset[str]:
 
 
 def _bridged(
-    question: Question, ranked: Sequence[Scored], subject: dict[str, float]
-) -> tuple[Scored, Scored] | None:
+    question: Question,
+    ranked: Sequence[Scored],
+    subject: dict[str, float],
+    through: Scored | None = None,
+) -> tuple[Scored, Scored, float] | None:
     """A unit carrying the asked kind of value and a unit of another document that names
     the same thing (a name neither the question nor most documents state) and, together,
-    state the question's subject: the value's unit leads, the bridge supports it."""
-    values = [s for s in ranked if s.values and names_present(question.names, s.source, s.unit)][
-        :BRIDGE_VALUES
-    ]
+    state the question's subject: the value's unit leads, the bridge supports it; with the
+    share of the question they state together. `through`: the unit answering so far, whose
+    document is the bridge to a value in another."""
+    values = [
+        s
+        for s in ranked
+        if s.values
+        and names_present(question.names, s.source, s.unit)
+        and (through is None or s.document_id != through.document_id)
+    ][:BRIDGE_VALUES]
     asked = question.terms
     # each possible bridge read once: its names, its own terms and those around it
     bridges = [
@@ -2482,7 +2495,7 @@ def _bridged(
         for other in ranked[:BRIDGE_UNITS]
         if other.source.block != "rejected"
     ]
-    best: tuple[float, Scored, Scored] | None = None
+    best: tuple[float, Scored, Scored, float] | None = None
     for value in values:
         names = _proper_names(value.unit) - asked
         if not names:
@@ -2493,6 +2506,12 @@ def _bridged(
         for other, other_names, other_own, other_around in bridges:
             if other.document_id == value.document_id or not names & other_names:
                 continue
+            if through is not None and other.document_id != through.document_id:
+                continue
+            if coverage(question.described, subject, other_own, other_around) < coverage(
+                question.described, subject, own, around
+            ):
+                continue  # the bridge is what says the description, the value what is asked
             if coverage(left, subject, other_own, other_around) < BRIDGE_SHARE:
                 continue
             together = coverage(asked, subject, own | other_own, around | other_around)
@@ -2500,8 +2519,8 @@ def _bridged(
                 continue
             key = together + 0.1 * (value.score + other.score)
             if best is None or key > best[0]:
-                best = (key, value, other)
-    return (best[1], best[2]) if best else None
+                best = (key, value, other, together)
+    return (best[1], best[2], best[3]) if best else None
 
 
 def _answerable(

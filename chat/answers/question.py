@@ -369,6 +369,7 @@ class Question:
     # it names its subject by what the subject did or is ("the system that fell over in the
     # feb outage", "whoever is on call"): another document may say what that is
     describes: bool = False
+    described: frozenset[str] = frozenset()  # ...the words of the clause describing it
     # the past time a question asks about ("what did we use in March 2024?", "back in 2019")
     as_of: history.Stated | None = None
     # the verb saying that something was left behind ("when did we move off X?", "why did we
@@ -583,10 +584,19 @@ _ASKED_NOUN = re.compile(
 # A subject named by a relative clause: "the system that fell over", "the person who
 # approved it", "whoever is on call" (not the question's own "what is it that ...")
 _DESCRIBED = re.compile(
-    r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,2}?[\w'’-]+\s+(?:that|which|who|whose)\s+\w+"
+    r"\b(?:the|a|an)\s+(?:[\w'’-]+\s+){0,2}?[\w'’-]+\s+(?:that|which|who|whose)\s+(?P<said>\w+)"
     r"|\bwho(?:ever|mever)\b|\bwhichever\b",
     re.I,
 )
+
+
+def _described(text: str) -> frozenset[str]:
+    """The words of a relative clause describing the question's subject ("spilled into the
+    harbour in march" of "the pumping station that spilled into the harbour in march")."""
+    found = _DESCRIBED.search(text)
+    return (
+        words.terms(text[found.start("said") :]) if found and found.group("said") else frozenset()
+    )
 
 
 _MONEY_WORDS = re.compile(
@@ -1056,6 +1066,7 @@ def read_question(text: str) -> Question:
         asks_requirements=bool(_NEEDS_Q.search(asked)),
         superlative=_superlative(text),
         describes=bool(_DESCRIBED.search(text)),
+        described=_described(text),
         asks_year=bool(_YEAR_Q.search(text)),
         relation=relation,
         decides=_deciding(relation),

@@ -2311,6 +2311,55 @@ def test_a_value_asked_of_what_another_document_describes_is_found_across_the_tw
                       "outage", tiers, outage).answerable  # fmt: skip
 
 
+_SPILL = """# Eastgate SPS pump failures and storm overflow spill - 14 June 2026
+
+Review chaired by Ines Carrow, Director of Wastewater Services, on 20 June 2026.
+
+## At a glance
+
+- **Site:** Eastgate sewage pumping station (SPS), SITE. It has three pumps: normally one duty and two standby.
+- **What failed:** pump 1 tripped on overcurrent, blocked by rags.
+- **Spill:** storm overflow **EG-CSO2** discharged diluted sewage into Holmwick Bay from 09:10 to 11:40, **2 hours 30 minutes**.
+"""
+_AREAS = """# Who's who
+
+## Operating areas
+
+| Area | What it covers | Manager |
+|---|---|---|
+| Holmwick wastewater area | Holmwick WwTW (activated sludge) and its catchment pumping stations, including Eastgate SPS and Mill Lane SPS | Rhona Vale, Wastewater Operations Manager |
+| Dunmere wastewater area | Dunmere WwTW (trickling filters) and its pumping stations, including Ferry Road SPS | Amos Keld, Wastewater Operations Manager |
+"""
+
+
+def test_who_holds_a_role_for_what_another_document_describes_is_found_across_the_two():
+    # multi-hop: the incident says which station spilled, the who's-who who manages it
+    areas = hit(2, _AREAS, title="Who's who", canonical_type="project-index",
+                canonical_status="accepted")  # fmt: skip
+    question = (
+        "who's the manager responsible for the pumping station that spilled into the bay in june"
+    )
+    assert read_question(question).described == words.terms("spilled into the bay in june")
+    for site in (
+        # the incident's units answer nothing alone: the pair's value is the one naming the
+        # manager, the unit saying the description is the bridge (not the other way round)
+        "the terminal pumping station that lifts most of Holmwick town's sewage to Holmwick WwTW",
+        # ...and where its own line answers alone (a place is taken for a name), the pair
+        # through its document leads when together they state more of the question
+        "the pumping station responsible for Holmwick town sewage, which spilled into "
+        "Holmwick Bay in June on its way to Holmwick WwTW",
+    ):
+        incident = hit(1, _SPILL.replace("SITE", site), canonical_type="incident",
+                       canonical_status="accepted",
+                       title="Eastgate SPS pump failures and storm overflow spill - 14 June 2026")  # fmt: skip
+        brief = _brief(question, incident, areas)
+        assert brief.answerable, brief.refusal
+        text = compose(brief)
+        assert text.startswith("Holmwick wastewater area"), text
+        assert "Rhona Vale" in text and "Amos Keld" not in text, text
+        assert "[1]" in text, text  # the incident is cited beside the manager
+
+
 def test_who_is_not_answered_by_the_name_of_a_place():
     generators = hit(1, """# Standby generators: testing and fuel
 
