@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from chat.answers import history
 from chat.answers import values as vals
-from chat.answers.evidence import TRUST_HISTORY, EvidenceBrief, forbids, trust
+from chat.answers.evidence import TRUST_HISTORY, UNDECIDED_STATUSES, EvidenceBrief, forbids, trust
 from chat.answers.question import Question
 from chat.answers.scoring import Scored
 from chat.answers.units import STATUS, heading_context, with_context
@@ -20,9 +20,6 @@ from chat.prompt import PromptSource
 from kb import words
 from kb.models import STALE_STATUSES, CanonicalStatus
 from kb.retrieval.types import SearchHit
-
-# Records still being decided: quoted, with their status said.
-UNDECIDED_STATUSES = frozenset({CanonicalStatus.DRAFT, CanonicalStatus.REVIEW})
 
 MAX_REJECTED_WARNINGS = 2
 COMPACT_ROWS = 3  # a longer list of table rows is quoted by their first cells
@@ -148,16 +145,12 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
     return lines
 
 
-def _best_unit_of(brief: EvidenceBrief, document_id: int) -> Scored | None:
-    return next((s for s in brief.ranked if s.document_id == document_id), None)
-
-
 def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     """A superseded, deprecated or archived record quoted as history: what replaced it leads
     a question about now; a question about the past gets the record, marked as past."""
     title = lead.source.hit.title
     replaced = brief.replaced_by
-    successor = _best_unit_of(brief, replaced.document_id) if replaced else None
+    successor = brief.successor
     quote = _quote(lead)
     asked_then = brief.question.asks_past or brief.in_force is not None
     if asked_then or replaced is None or successor is None:
@@ -168,74 +161,19 @@ def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     opening = "No: " if brief.question.kind == "yesno" else ""
     verb = "replaced" if status == "superseded" else "replaces"
     now = brief.current
-    now_unit = _best_unit_of(brief, now.document_id) if now is not None else None
+    now_unit = brief.current_unit
     # ...and what replaced that in turn, up to the record in force now
     then = f", which {now.title} replaced in turn" if now is not None else ""
     numbers = [successor.source.n, *([now_unit.source.n] if now_unit else [])]
     # the record in force says what holds now; a record between, replaced too, is history
     quoted = now_unit or successor
-    when = _when_it_goes(brief, lead, quoted, {successor.document_id, quoted.document_id})
+    when = brief.when_it_goes
     return [
         _cites(f"{opening}{title} is {status}; {replaced.title} {verb} it{then}", numbers),
         _said(quoted),
         *([_said(when)] if when is not None else []),
         _cite(f"{title} is {status} and kept for the record", lead.source.n),
     ]
-
-
-def _when_it_goes(
-    brief: EvidenceBrief, lead: Scored, quoted: Scored, documents: set[int]
-) -> Scored | None:
-    """For "are we still on X?": the best sentence of the records that replaced X that
-    names X and then dates what it says of it ("Aquanet 6 will be switched off on 31 July
-    2026"), when the one quoted does not: it says since or until when."""
-    old = frozenset(
-        words.matching(
-            brief.question.terms, words.terms(f"{lead.source.hit.title} {lead.unit.text}")
-        )
-    )
-    if not old or _dated_after(frozenset(), quoted.unit.text):
-        return None
-    return next(
-        (
-            s
-            for s in brief.ranked
-            if s.document_id in documents
-            and s.unit != quoted.unit
-            and _dated_after(old, s.unit.text)
-        ),
-        None,
-    )
-
-
-def _next_step(brief: EvidenceBrief, lead: Scored) -> Scored | None:
-    """The sentence beside the lead (in its passage) of an undecided record with the latest
-    date (a month and year at least), when that is later than another date there: what comes
-    next for it ("To go for approval in May 2026" beside "draft v0.3, 20 February 2026")."""
-    dated: list[tuple[tuple[int, int, int], Scored]] = []
-    for s in brief.ranked:
-        if s.source.hit.chunk_id != lead.source.hit.chunk_id:
-            continue
-        for value in vals.values_in(s.unit.text):
-            year, month, day = vals.date_parts(value)
-            if year is not None and month is not None:
-                dated.append(((year, month, day or 0), s))
-    if not dated:
-        return None
-    latest, step = max(dated, key=lambda pair: pair[0])
-    if latest == min(when for when, _ in dated) or step.unit == lead.unit:
-        return None
-    return step
-
-
-def _dated_after(named: frozenset[str], text: str) -> bool:
-    """The text states a day or month (not a year alone: "(Aquanet 6, 2021)" labels a
-    record), after naming one of `named` (any, when `named` is empty)."""
-    return any(
-        vals.date_parts(v)[1] is not None
-        and (not named or words.matching(named, words.terms(text[: v.start])))
-        for v in vals.values_in(text)
-    )
 
 
 def _cites(sentence: str, numbers: list[int]) -> str:
@@ -250,7 +188,7 @@ def _dated(brief: EvidenceBrief) -> list[str]:
     asked = brief.question.as_of
     placed, following = brief.in_force, brief.in_force_next
     if placed is not None and asked is not None and placed.since is not None:
-        here = _best_unit_of(brief, placed.document_id)
+        here = brief.best_unit_of(placed.document_id)
         if here is None:
             return []
         numbers = [here.source.n]
@@ -259,7 +197,7 @@ def _dated(brief: EvidenceBrief) -> list[str]:
             return [
                 _cites(f"In {asked.text}, {placed.title} was in force (since {since})", numbers)
             ]
-        later = _best_unit_of(brief, following.document_id)
+        later = brief.best_unit_of(following.document_id)
         if later is not None:
             numbers.append(later.source.n)
         until = f" on {history.spoken(following.since)}" if following.since else ""
@@ -272,7 +210,7 @@ def _dated(brief: EvidenceBrief) -> list[str]:
         ]
     moved = brief.moved_off
     if moved is not None and moved.newer.since is not None:
-        units = [_best_unit_of(brief, ref.document_id) for ref in (moved.newer, moved.older)]
+        units = [brief.best_unit_of(ref.document_id) for ref in (moved.newer, moved.older)]
         numbers = [u.source.n for u in units if u is not None]
         if numbers:
             return [
@@ -351,9 +289,8 @@ def compose(brief: EvidenceBrief) -> str:
         lines.append(
             f"{lead.source.hit.title} is {state}, not an accepted record [{lead.source.n}]."
         )
-        step = _next_step(brief, lead) if brief.question.asks_current else None
-        if step is not None:
-            lines.append(_said(step))  # "is it in force yet?": when it is expected to be
+        if brief.next_step is not None:
+            lines.append(_said(brief.next_step))  # "is it in force yet?": when it is expected
 
     for extra in others[:2]:
         lines.append(_said(extra))

@@ -109,6 +109,8 @@ MEANING_WORDS = 20
 MEANING_SHORTLIST = 4
 # Refusal: the best unit must state this share of the question's subject (IDF-weighted),
 # or nearly as much with a meaning this close to the question.
+# Records still being decided: quoted, with their status said.
+UNDECIDED_STATUSES = frozenset({CanonicalStatus.DRAFT, CanonicalStatus.REVIEW})
 MIN_COVERAGE = 0.65  # a question that asks for a particular kind of value
 MIN_COVERAGE_OPEN = 0.4  # what / which / why / how / yes-no questions
 MIN_COVERAGE_CLOSE = 0.3
@@ -200,6 +202,14 @@ class EvidenceBrief:
     # words of the question the lead leaves unstated and no other source states: worth a
     # second retrieval ("" when the answer is whole)
     unstated: str = ""
+    # a superseded lead: the best unit of the record that replaced it, of the record in force
+    # now (when that was replaced in turn), and the sentence of those records dating when the
+    # old one goes ("Aquanet 6 will be switched off on 31 July 2026")
+    successor: Scored | None = None
+    current_unit: Scored | None = None
+    when_it_goes: Scored | None = None
+    # an undecided lead asked whether it is in force yet: the sentence saying what comes next
+    next_step: Scored | None = None
     ranked: tuple[Scored, ...] = field(default=(), repr=False)
     refusal: str = ""  # why it is not answerable
 
@@ -239,11 +249,23 @@ class EvidenceBrief:
                 f"- On {self.question.as_of.text} the record in force was "
                 f"{self.in_force.title}{until}. Answer for that time."
             )
+        if self.when_it_goes is not None:
+            lines.append(
+                f"- [{self.when_it_goes.source.n}] says when the replaced one goes: say so."
+            )
+        if self.next_step is not None:
+            lines.append(
+                f"- Not in force yet: [{self.next_step.source.n}] says what comes next for it."
+            )
         for source in self.rejected:
             lines.append(
                 f"- Rejected approach [{source.n}] {source.hit.title}: warn, never propose."
             )
         return "\n".join(lines)
+
+    def best_unit_of(self, document_id: int) -> Scored | None:
+        """The document's best-ranked unit."""
+        return _first_of(document_id, self.ranked)
 
     @property
     def current_sources(self) -> tuple[PromptSource, ...]:
@@ -2391,6 +2413,11 @@ def build_brief(
         predecessor = next(
             (link.older for link in chain if link.newer.document_id == lead.document_id), None
         )
+    successor = _first_of(replaced_by.document_id, ranked) if replaced_by is not None else None
+    now = current if current != replaced_by else None
+    current_unit = _first_of(now.document_id, ranked) if now is not None else None
+    quoted = current_unit or successor
+    status = lead.source.hit.canonical_status
     return EvidenceBrief(
         question=question,
         answerable=True,
@@ -2403,7 +2430,7 @@ def build_brief(
         ),
         chain=chain,
         replaced_by=replaced_by,
-        current=current if current != replaced_by else None,
+        current=now,
         predecessor=predecessor,
         in_force=in_force,
         in_force_next=in_force_next,
@@ -2413,8 +2440,86 @@ def build_brief(
         or _verdict(question, lead, second)
         or _checked_verdict(question, lead, listed),
         unstated=unstated,
+        successor=successor,
+        current_unit=current_unit,
+        when_it_goes=(
+            _when_it_goes(
+                question, lead, quoted, {successor.document_id, quoted.document_id}, ranked
+            )
+            if successor is not None and quoted is not None
+            else None
+        ),
+        next_step=(
+            _next_step(lead, ranked)
+            if question.asks_current
+            and status in UNDECIDED_STATUSES
+            and lead.source.hit.canonical_type
+            and lead.unit.kind != STATUS  # it said its status already
+            else None
+        ),
         ranked=ranked,
     )
+
+
+def _first_of(document_id: int, ranked: Sequence[Scored]) -> Scored | None:
+    return next((s for s in ranked if s.document_id == document_id), None)
+
+
+def _when_it_goes(
+    question: Question,
+    lead: Scored,
+    quoted: Scored,
+    documents: set[int],
+    ranked: Sequence[Scored],
+) -> Scored | None:
+    """For "are we still on X?": the best sentence of the records that replaced X that
+    names X and then dates what it says of it ("Aquanet 6 will be switched off on 31 July
+    2026"), when the one quoted does not: it says since or until when."""
+    old = frozenset(
+        words.matching(question.terms, words.terms(f"{lead.source.hit.title} {lead.unit.text}"))
+    )
+    if not old or _dated_after(frozenset(), quoted.unit.text):
+        return None
+    return next(
+        (
+            s
+            for s in ranked
+            if s.document_id in documents
+            and s.unit != quoted.unit
+            and _dated_after(old, s.unit.text)
+        ),
+        None,
+    )
+
+
+def _dated_after(named: frozenset[str], text: str) -> bool:
+    """The text states a day or month (not a year alone: "(Aquanet 6, 2021)" labels a
+    record), after naming one of `named` (any, when `named` is empty)."""
+    return any(
+        vals.date_parts(v)[1] is not None
+        and (not named or words.matching(named, words.terms(text[: v.start])))
+        for v in vals.values_in(text)
+    )
+
+
+def _next_step(lead: Scored, ranked: Sequence[Scored]) -> Scored | None:
+    """The sentence beside the lead (in its passage) of an undecided record with the latest
+    date (a month and year at least), when that is later than another date there: what comes
+    next for it ("To go for approval in May 2026" beside "draft v0.3, 20 February 2026")."""
+    dated: list[tuple[tuple[int, int, int], Scored]] = []
+    for s in ranked:
+        if s.source.hit.chunk_id != lead.source.hit.chunk_id:
+            continue
+        for value in vals.values_in(s.unit.text):
+            year, month, day = vals.date_parts(value)
+            if year is not None and month is not None:
+                dated.append(((year, month, day or 0), s))
+    if not dated:
+        return None
+    latest, step = max(dated, key=lambda pair: pair[0])
+    if latest == min(when for when, _ in dated) or step.unit == lead.unit:
+        return None
+    return step
 
 
 def _without(text: str, titles: Sequence[str]) -> str:

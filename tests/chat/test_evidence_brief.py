@@ -151,9 +151,15 @@ def test_asked_whether_something_replaced_is_still_used_the_answer_says_when_it_
                           status="superseded"),
         newer=DocumentRef(document_id=12, title="Caching on Redis", slug="c2", status="accepted"),
     )  # fmt: skip
-    text = compose(_brief("are we still on Memcached for caching?", old, new, links=[link]))
+    brief = _brief("are we still on Memcached for caching?", old, new, links=[link])
+    text = compose(brief)
     assert text.startswith("No: Caching on Memcached is superseded; Caching on Redis"), text
     assert "switched off on 30 June 2026" in text, text
+    # the brief chose that sentence, so a language model's prompt is told of it too
+    assert brief.successor is not None and brief.successor.document_id == 12
+    assert brief.when_it_goes is not None
+    assert "switched off on 30 June 2026" in brief.when_it_goes.unit.text
+    assert "- [2] says when the replaced one goes" in brief.as_text(), brief.as_text()
     # ...and a successor that says no date for it is quoted as before
     plain = hit(2, "# Caching on Redis\n\nThe cache is a Redis Cluster of 6 nodes.\n",
                 title="Caching on Redis", canonical_type="decision",
@@ -308,9 +314,15 @@ every blade repair on our turbines.
     plan = hit(2, "# Blade repair standard\n\nTargets: half the time to fix by March 2030.\n",
                title="Blade repair standard", canonical_type="standard", canonical_status="draft",
                document_id=10, chunk_order=1)  # fmt: skip
-    text = compose(_brief("is the blade repair standard in force yet?", draft, plan))
+    brief = _brief("is the blade repair standard in force yet?", draft, plan)
+    text = compose(brief)
     assert "approval in June 2026 [1]" in text, text
     assert "March 2030" not in text, text  # a date elsewhere in it is no next step
+    # the brief chose it (a language model's prompt is told of it too); asked what the
+    # standard covers, not whether it is in force, there is no next step to say
+    assert brief.next_step is not None and "June 2026" in brief.next_step.unit.text
+    assert "- Not in force yet: [1] says what comes next" in brief.as_text(), brief.as_text()
+    assert _brief("what does the blade repair standard cover?", draft, plan).next_step is None
     assert [v.text for v in values_in("for approval in May 2026, or by June")] == [
         "May 2026",  # the month and its year, not "in May" and "2026"
         "by June",
