@@ -2708,6 +2708,12 @@ def _answerable(
         ]
         if not candidates:
             return False, "no source names that kind of person"
+    if question.kind == PERSON and _predicate(question) and not earlier_terms:
+        # "who succeeded Knudstorp as chief executive?": someone else than Knudstorp, not a
+        # unit whose only person is the one the question names
+        candidates = [s for s in candidates if not all(_named_by(question, v) for v in s.values)]
+        if not candidates:
+            return False, "no source names anyone but who the question names"
     if question.ranks and not earlier_terms:
         # "who translated the second part?": not "Shelton's translation of the first part"
         candidates = [s for s in candidates if not _ranks_otherwise(question, s.unit)]
@@ -2752,6 +2758,13 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _named_by(question: Question, value: vals.Value) -> bool:
+    """The value is a name the question names: each of its capitalised words is a word of
+    the question's names ("Vig Knudstorp" of "Jørgen Vig Knudstorp")."""
+    capitalised = words.terms(" ".join(re.findall(r"\b[A-Z][\w'’-]*", value.text)))
+    return bool(capitalised) and capitalised <= words.terms(" ".join(question.names))
 
 
 def _ranks_otherwise(question: Question, unit: Unit) -> bool:

@@ -3882,3 +3882,29 @@ def test_a_value_asked_of_a_named_incident_comes_from_its_record_not_a_rule_abou
     brief = _brief("how long was BC-3 down in the march chiller incident", procedure, report)
     assert brief.lead is not None and brief.lead.source.hit.slug == "inc-bc3", compose(brief)
     assert "4 hours 30 minutes" in compose(brief)
+
+
+_TOYMAKER = """# Tessel Toys
+
+Tessel Toys is a Danish maker of wooden toys, founded in 1946 in Vejle.
+
+After heavy losses in 2003, Mara Lindqvist became chief executive of Tessel Toys in 2004, the first from outside the founding family.
+
+The company opened its first shop abroad, in Hamburg, in 1971.
+"""
+
+
+def test_who_is_not_answered_by_the_person_the_question_names():
+    # "who succeeded X?" asks for someone else than X: a unit whose only person is X is a
+    # near-miss, however well it states the rest of the question
+    toys = hit(1, _TOYMAKER, title="Tessel Toys")
+    asked = "Who succeeded Mara Lindqvist as chief executive of Tessel Toys?"
+    assert not _brief(asked, toys).answerable
+    # ...while a unit naming her successor answers it
+    later = hit(1, _TOYMAKER.replace("The company opened", "In 2017 Mara Lindqvist was succeeded as chief executive by Niels Brandt. The company opened"), title="Tessel Toys")  # fmt: skip
+    text = compose(_brief(asked, later))
+    assert "Niels Brandt" in text, text
+    # asking who she is (nothing asked of her but the name) is answered by what she did
+    assert "Mara Lindqvist became chief executive" in compose(
+        _brief("who is Mara Lindqvist?", toys)
+    )
