@@ -686,6 +686,8 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
     if names_in(question.names, clause):
         return False
     sentence_start = text.rfind(". ", 0, value.start) + 1
+    if _only_compared_after(question.names, text[sentence_start:], value.end - sentence_start):
+        return True
     numbered = _numbered(question)
     before = [
         v
@@ -701,6 +703,29 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
     last = before[-1].text
     return not (
         names_in(question.names, last) or any(names_in([last], name) for name in question.names)
+    )
+
+
+# what comes right before a name a value is compared with ("ahead of", "followed among the
+# metals by", "than the"): the name is not what the value is said of
+_COMPARED_WITH = re.compile(
+    r"\b(?:than|ahead\s+of|behind|unlike|compared\s+(?:with|to)|followed(?:\s+[\w,]+){0,4}?\s+by)"
+    r"\s+(?:the\s+|a\s+|an\s+)?$",
+    re.I,
+)
+
+
+def _only_compared_after(names: Sequence[str], sentence: str, value_end: int) -> bool:
+    """Every mention of the question's names in the sentence comes after the value, as what
+    the sentence compares its subject with ("With a maximum depth of 1,642 metres it is the
+    deepest lake in the world, ahead of Lake Tanganyika": the depth is not Tanganyika's)."""
+    mentions = [
+        m.start()
+        for name in names
+        for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", sentence, re.I)
+    ]
+    return bool(mentions) and all(
+        at >= value_end and _COMPARED_WITH.search(sentence[value_end:at]) for at in mentions
     )
 
 

@@ -3426,6 +3426,26 @@ def test_a_value_said_of_another_thing_the_sentence_names_does_not_answer():
     assert "Grace Hopper" in compose(_brief("Who developed FLOW-MATIC?", cobol))
 
 
+RAIL = """# Lowland Express
+
+The Lowland Express is a high-speed train built by Harlow Rail for the coastal line.
+
+With a top speed of 320 km/h it is the fastest train in the region, ahead of the Velaro Nord and the older Coastrunner.
+"""
+
+
+def test_a_value_said_before_a_name_it_is_compared_with_is_not_that_names_value():
+    # "the fastest, ahead of the Velaro Nord": the 320 km/h is the Lowland Express's; the
+    # Velaro Nord is only what it is compared with (the sentence's subject is "it")
+    rail = hit(1, RAIL, title="Lowland Express", slug="lowland-express")
+    brief = _brief("What is the top speed of the Velaro Nord?", rail)
+    assert not brief.answerable, compose(brief)
+    assert "320 km/h" in compose(_brief("What is the top speed of the Lowland Express?", rail))
+    # ...and a value said after the compared name, of it, still answers
+    slower = hit(1, RAIL.replace("and the older Coastrunner.", "and the older Coastrunner, which reaches 200 km/h."), title="Lowland Express", slug="lowland-express")  # fmt: skip
+    assert "200 km/h" in compose(_brief("What is the top speed of the Coastrunner?", slower))
+
+
 ANDES = """# Andes
 
 The Andes are the longest continental mountain range in the world. They were formed, and are
