@@ -28,12 +28,16 @@ WHAT = "what"
 _AUX = (
     r"(?:is|are|was|were|do|does|did|can|could|may|might|must|should|shall|will|would|has|have|had)"
 )
+# The words after "how" that ask for a span of time (or a length: "how long") and those that
+# ask for a number
+_HOW_SPAN = r"long|often|quick(?:ly)?|fast|soon|frequently|old"
+_HOW_MUCH = r"many|much|big|large|high|low|far|deep|wide|tall|heavy"
 _DURATION_Q = re.compile(
-    r"\bhow (?:long|often|quick(?:ly)?|fast|soon|frequently|old)\b|\bhow much time\b|\bby when\b|"
+    rf"\bhow (?:{_HOW_SPAN})\b|\bhow much time\b|\bby when\b|"
     r"\bhow far back\b",  # a span of time, not a distance; "how old": an age
     re.I,
 )
-_NUMBER_Q = re.compile(r"\bhow (?:many|much|big|large|high|low|far|deep|wide|tall|heavy)\b", re.I)
+_NUMBER_Q = re.compile(rf"\bhow (?:{_HOW_MUCH})\b", re.I)
 _DATE_Q = re.compile(
     r"^\s*(?:and\s+)?(?:since\s+)?when\b|\b(?:what|which) (?:year|date|day|month|time)\b|"
     r"\bin what year\b",
@@ -102,8 +106,8 @@ _DURATION_NOUNS = re.compile(
 )
 # The words of the question form itself ("how long", "what year"): not the subject.
 _FRAME = re.compile(
-    r"\bhow many (?:times|ways)\b|\bhow (?:long|often|quick(?:ly)?|fast|soon|frequently|old|many|much|big|large|high|low|far|"
-    r"deep|wide|tall|heavy)\b|\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
+    rf"\bhow many (?:times|ways)\b|\bhow (?:{_HOW_SPAN}|{_HOW_MUCH})\b|"
+    r"\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
     re.I,
 )
 # A time said relative to today ("last year", "this month"): documents name the year itself
