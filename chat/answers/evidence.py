@@ -2714,6 +2714,13 @@ def _answerable(
         candidates = [s for s in candidates if not all(_named_by(question, v) for v in s.values)]
         if not candidates:
             return False, "no source names anyone but who the question names"
+    done = _done_by(question)
+    if done and not earlier_terms:
+        # "which orchestra did Dvořák conduct?": not "the orchestra ..., which was then
+        # conducted by Bedřich Smetana"
+        candidates = [s for s in candidates if not _done_by_another(question, done, s.unit.text)]
+        if not candidates:
+            return False, "no source says the one the question names did it"
     if question.ranks and not earlier_terms:
         # "who translated the second part?": not "Shelton's translation of the first part"
         candidates = [s for s in candidates if not _ranks_otherwise(question, s.unit)]
@@ -2758,6 +2765,38 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _done_by(question: Question) -> frozenset[str]:
+    """The verb of a question asking what a thing it names did ("conduct" of "which
+    orchestra did Dvořák conduct?"), as terms; empty when it asks no such thing."""
+    for name in question.names:
+        if name[:1].isdigit():
+            continue
+        found = re.search(
+            rf"\b(?:did|does|do|has|have|had)\s+{re.escape(name)}\s+([a-z][\w'-]*)", question.text
+        )
+        if found:
+            return words.terms(found.group(1))
+    return frozenset()
+
+
+# a verb's agent after it: "conducted by Bedřich Smetana"
+_BY_NAME = re.compile(r"\s+by\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
+
+
+def _done_by_another(question: Question, verb: frozenset[str], text: str) -> bool:
+    """The text says the question's verb only as done by another name ("conducted by
+    Bedřich Smetana" for "did Dvořák conduct?"): never of the one the question names."""
+    said = [m for m in re.finditer(r"[\w'-]+", text) if words.terms(m.group(0)) & verb]
+    if not said:
+        return False
+    names = [name for name in question.names if not name[:1].isdigit()]  # (years are no agent)
+    for word in said:
+        agent = _BY_NAME.match(text, word.end())
+        if agent is None or names_in(names, agent.group(1)):
+            return False
+    return True
 
 
 def _named_by(question: Question, value: vals.Value) -> bool:

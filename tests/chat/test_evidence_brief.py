@@ -3928,3 +3928,28 @@ def test_who_is_not_answered_by_the_person_the_question_names():
     assert "Mara Lindqvist became chief executive" in compose(
         _brief("who is Mara Lindqvist?", toys)
     )
+
+
+_SINGER = """# Johan Halvorsen
+
+Johan Halvorsen (1864-1935) was a Norwegian composer and violinist.
+
+After his studies in Leipzig he returned to Bergen, and from 1902 he sang in the Bergen Cathedral Choir, which was then conducted by Edvard Grieg.
+"""
+
+
+def test_what_a_named_person_did_is_not_answered_by_the_same_verb_done_by_another():
+    # "which choir did Halvorsen conduct?": "a choir ... conducted by Edvard Grieg" says Grieg
+    # conducted it, not Halvorsen (he sang in it): a near-miss
+    singer = hit(1, _SINGER, title="Johan Halvorsen", slug="johan-halvorsen")
+    brief = _brief("Which choir did Halvorsen conduct from 1902 onwards?", singer)
+    assert not brief.answerable, compose(brief)
+    # ...the one who did it is asked about: answered
+    assert "Bergen Cathedral Choir" in compose(
+        _brief("Which choir did Grieg conduct from 1902 onwards?", singer)
+    )
+    # ...and where he did it himself, another verb's agent is no matter
+    led = hit(1, _SINGER.replace("he sang in the Bergen Cathedral Choir, which was then conducted by Edvard Grieg", "Halvorsen conducted the Bergen Cathedral Choir, which was founded by Edvard Grieg"), title="Johan Halvorsen", slug="johan-halvorsen")  # fmt: skip
+    assert "Bergen Cathedral Choir" in compose(
+        _brief("Which choir did Halvorsen conduct from 1902 onwards?", led)
+    )
