@@ -387,10 +387,25 @@ _RANKS = {
     "fifth": "fifth", "sixth": "sixth", "last": "last", "final": "last",
     "maximum": "maximum", "max": "maximum", "minimum": "minimum", "min": "minimum",
     "average": "average", "mean": "average",
+    # a superlative and its opposite ("the shortest tributary" is not "the longest")
+    "largest": "largest", "biggest": "largest", "smallest": "smallest",
+    "highest": "highest", "tallest": "highest", "lowest": "lowest",
+    "longest": "longest", "shortest": "shortest", "deepest": "deepest",
+    "shallowest": "shallowest", "oldest": "oldest", "youngest": "youngest",
+    "earliest": "earliest", "latest": "latest", "fastest": "fastest", "slowest": "slowest",
+    "heaviest": "heaviest", "lightest": "lightest",
 }  # fmt: skip
 RANK_FAMILIES = (
     frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "last"}),
     frozenset({"maximum", "minimum", "average"}),
+    frozenset({"largest", "smallest"}),
+    frozenset({"highest", "lowest"}),
+    frozenset({"longest", "shortest"}),
+    frozenset({"deepest", "shallowest"}),
+    frozenset({"oldest", "youngest"}),
+    frozenset({"earliest", "latest"}),
+    frozenset({"fastest", "slowest"}),
+    frozenset({"heaviest", "lightest"}),
 )
 _RANKED = re.compile(rf"\b((?i:{'|'.join(_RANKS)}))\s+(?:[A-Z][\w'’-]*\s+)?([a-z][a-z-]+)")
 

@@ -3953,3 +3953,26 @@ def test_what_a_named_person_did_is_not_answered_by_the_same_verb_done_by_anothe
     assert "Bergen Cathedral Choir" in compose(
         _brief("Which choir did Halvorsen conduct from 1902 onwards?", led)
     )
+
+
+_RIVER = """# River Tell
+
+The River Tell rises in the Orrin uplands and flows 212 kilometres to the sea at Holmwick.
+
+Its longest tributary is the Wenn, which joins it at Calder Mill.
+
+The Tell's highest bridge, at Stannard Gorge, carries the railway 48 metres above the water.
+"""
+
+
+def test_a_superlative_is_not_answered_by_its_opposite():
+    # "the shortest tributary" is not "the longest tributary" (an antonym swapped in, a
+    # common near-miss of reading-comprehension sets), as "the second part" is not "the
+    # first part"; the superlative the text gives answers
+    river = hit(1, _RIVER, title="River Tell", slug="river-tell")
+    assert not _brief("What is the shortest tributary of the River Tell?", river).answerable
+    assert "the Wenn" in compose(_brief("What is the longest tributary of the River Tell?", river))
+    assert "the Wenn" in compose(_brief("What is the biggest tributary of the River Tell?", river))
+    assert "Stannard Gorge" in compose(
+        _brief("What is the highest bridge over the River Tell?", river)
+    )
