@@ -2355,7 +2355,13 @@ def build_brief(
         # that led is named as disagreeing with it, never quoted as the answer before it
         lead = instead
         support = [s for s in support if s is not instead and trust(s.source) >= trust(lead.source)]
-    support = [s for s in support if not _of_a_sibling(question, s, siblings)]
+    # a quote about another of the table's rows, or ranking what is asked otherwise ("the
+    # highest bridge" for the lowest), is about something else: it supports nothing
+    support = [
+        s
+        for s in support
+        if not _of_a_sibling(question, s, siblings) and not _ranks_otherwise(question, s.unit)
+    ]
     answer = (lead, *listed, *support)
     roles = (
         vals.roles(lead.unit.text)  # the roles of the answer's own statement

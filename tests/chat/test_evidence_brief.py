@@ -3976,3 +3976,14 @@ def test_a_superlative_is_not_answered_by_its_opposite():
     assert "Stannard Gorge" in compose(
         _brief("What is the highest bridge over the River Tell?", river)
     )
+
+
+def test_a_unit_ranking_the_asked_thing_otherwise_is_not_quoted_in_support():
+    # asked for the lowest bridge, the highest bridge is about another bridge: never quoted
+    # beside whatever answers (as the first part is not quoted for the second)
+    river = hit(1, _RIVER, title="River Tell", slug="river-tell")
+    text = compose(_brief("What is the lowest bridge over the River Tell?", river))
+    assert "Stannard Gorge" not in text, text
+    assert "Stannard Gorge" in compose(
+        _brief("What is the highest bridge over the River Tell?", river)
+    )
