@@ -594,10 +594,10 @@ _DESCRIBED = re.compile(
 )
 
 
-def _described(text: str) -> frozenset[str]:
+def _described(text: str, found: re.Match[str] | None) -> frozenset[str]:
     """The words of a relative clause describing the question's subject ("spilled into the
-    harbour in march" of "the pumping station that spilled into the harbour in march")."""
-    found = _DESCRIBED.search(text)
+    harbour in march" of "the pumping station that spilled into the harbour in march"), from
+    the text's `_DESCRIBED` match."""
     return (
         words.terms(text[found.start("said") :]) if found and found.group("said") else frozenset()
     )
@@ -1035,6 +1035,7 @@ def read_question(text: str) -> Question:
         wants_list = False  # "how many nodes" wants the number, not the nodes
     found = words.identifiers(text)
     qualifiers = _qualifiers(text)
+    described = _DESCRIBED.search(text)
     return Question(
         text=text,
         kind=kind,
@@ -1069,8 +1070,8 @@ def read_question(text: str) -> Question:
         asks_frequency=bool(_FREQUENCY_Q.search(text)),
         asks_requirements=bool(_NEEDS_Q.search(asked)),
         superlative=_superlative(text),
-        describes=bool(_DESCRIBED.search(text)),
-        described=_described(text),
+        describes=bool(described),
+        described=_described(text, described),
         asks_year=bool(_YEAR_Q.search(text)),
         relation=relation,
         decides=_deciding(relation),
