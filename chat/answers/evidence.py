@@ -723,6 +723,24 @@ def _pick_lead(
         best = lists[0] if lists else best
     if question.asks_current and best.document_id in replaced:
         return best  # "are we still on X?": X's record, to say what replaced it
+    if (
+        question.kind == YESNO
+        and question.asks_current
+        and best.source.hit.canonical_type
+        and best.source.hit.canonical_status in UNDECIDED_STATUSES
+    ):
+        # "is the 72 hour release live yet?": what a draft proposes is asked about; its record
+        # says it is not decided yet and what holds until then, not an accepted record's line.
+        # Where the question names a value, its unit stating that value leads (the proposal).
+        stating = [
+            s
+            for s in ranked[:MAX_CONTENDERS]
+            if s.document_id == best.document_id
+            and any(
+                vals.same_value(c, v) for c in question.checked for v in vals.values_in(s.unit.text)
+            )
+        ]
+        return stating[0] if stating else best
     if question.specific and not best.values:
         # "how long was it down back in January?" wants the span, not a note of the outage
         with_value = [s for s in ranked[:MAX_CONTENDERS] if s.values]
@@ -2030,6 +2048,10 @@ def _checked_verdict(question: Question, lead: Scored, listed: Sequence[Scored])
     if not stated:
         return ""
     said = any(vals.same_value(c, v) for c in question.checked for v in stated)
+    if lead.source.hit.canonical_status in UNDECIDED_STATUSES and not question.proposal:
+        # what a draft proposes is not so yet ("do we release results after 72 hours now?":
+        # no); its other lines say nothing either way
+        return "no" if said and _proposes(lead) else ""
     return "yes" if said else "no"
 
 

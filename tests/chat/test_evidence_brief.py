@@ -3987,3 +3987,40 @@ def test_a_unit_ranking_the_asked_thing_otherwise_is_not_quoted_in_support():
     assert "Stannard Gorge" in compose(
         _brief("What is the highest bridge over the River Tell?", river)
     )
+
+
+def test_asked_whether_a_drafts_proposal_is_live_yet_the_draft_answers_not_the_record():
+    # what is asked about (release after 72 hours) is said only by the draft; a record of
+    # the same system that says something else of it does not answer whether it is live
+    draft = hit(1, """# Releasing test results to patients in the portal
+
+Draft for discussion, not approved. Until it is approved, results continue to be released to
+the portal 7 days after authorisation.
+
+## Proposal
+
+1. Standard results on the portal release list would be released 72 hours after
+   authorisation instead of 7 days.
+2. Held results would not be released automatically at all.
+""", title="DRAFT - Releasing test results to patients in the portal",
+                canonical_type="standard", canonical_status="draft", slug="draft-release")  # fmt: skip
+    feed = hit(2, """# Portal results release feed
+
+## Portal results release
+
+The feed copies results to the patient portal over HTTPS. Only test groups on the portal
+release list are copied. Results are released to the portal 7 days after authorisation.
+""", title="Portal results release feed", canonical_type="runbook",
+               canonical_status="accepted", slug="results-feed")  # fmt: skip
+    weights = {"72": 1.0, "hour": 0.5, "live": 1.0, "portal": 2.0, "release": 2.0, "result": 1.0}
+    brief = _brief("is the 72 hour portal results release live yet?", feed, draft, weights=weights)
+    assert brief.lead is not None and brief.lead.source.hit.slug == "draft-release", brief.lead
+    text = compose(brief)
+    assert "not an accepted record" in text or "not approved" in text, text
+    assert "7 days" in text, text
+    # asked whether the proposed value holds now: no, it is only proposed (the draft alone
+    # says it, and a draft's other lines say neither yes nor no)
+    now = compose(_brief("are standard results released after 72 hours now?", draft))
+    assert now.startswith("No: Proposal: Standard results"), now
+    assert "72 hours" in now and "not an accepted record" in now, now
+    assert not compose(_brief("are held results released now?", draft)).startswith("Yes"), now
