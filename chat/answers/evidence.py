@@ -28,9 +28,11 @@ from chat.answers import history
 from chat.answers import values as vals
 from chat.answers.question import (
     DATE,
+    DURATION,
     HOWTO,
     KEEPING,
     MOST,
+    NUMBER,
     PERSON,
     REASON,
     WHAT,
@@ -364,8 +366,6 @@ def _with_openings(
 def _units(
     sources: Sequence[PromptSource], link_titles: dict[str, str], question: Question
 ) -> list[tuple[PromptSource, Unit]]:
-    from chat.answers.question import DURATION, HOWTO, NUMBER
-
     code_kinds = {HOWTO, NUMBER, DURATION}
     by_position = {(s.hit.document_id, s.hit.chunk_order): s.hit for s in sources}
     split: dict[tuple[int, int], list[Unit]] = {}
@@ -667,6 +667,7 @@ def _pick_lead(
     ranked: Sequence[Scored],
     similar: Callable[[Scored, Scored], float],
     replaced: frozenset[int] = frozenset(),
+    weights: dict[str, float] | None = None,
 ) -> Scored:
     """The best unit; but when a more trusted source states the same thing (the same subject,
     a value of the same kind) nearly as well, that source leads: the accepted runbook's value
@@ -804,7 +805,14 @@ def _pick_lead(
             or (
                 similar(best, s) >= SAME_THING
                 and (
-                    ((best.values or question.kind == YESNO) and s.coverage >= MIN_COVERAGE_CLOSE)
+                    (
+                        (best.values or question.kind == YESNO)
+                        and s.coverage >= MIN_COVERAGE_CLOSE
+                        and (
+                            question.kind not in (DURATION, NUMBER)
+                            or _its_document_states(s, best, question, ranked, weights or {})
+                        )
+                    )
                     or s.coverage >= SAME_SUBJECT * best.coverage
                 )
             )
@@ -815,6 +823,29 @@ def _pick_lead(
         return best
     # the trusted unit most like the best one states what it states
     return max(contenders, key=lambda s: (trust(s.source), similar(best, s), s.score))
+
+
+def _its_document_states(
+    s: Scored,
+    best: Scored,
+    question: Question,
+    ranked: Sequence[Scored],
+    weights: dict[str, float],
+) -> bool:
+    """Whether the document of `s`, in what the evidence holds of it, states what `best` states
+    of a question asking for a span or a number: all of its words but one at most, and most of
+    their weight. (A note telling a story of who did what shares more of a yes/no or a who
+    question's words than the record's rule on it does: those are not checked.) The metal
+    detection standard whose line says "Every 2 hours" says "test" elsewhere, and a runbook
+    titled "Portal database" lacks only the "db" of a note; a fleet standard renewing a towing
+    course says nothing of the "blue hygiene card" that the only source of it names."""
+    stated = words.matching(question.terms, _said_around(best))
+    whole = sum(weights.get(t, 1.0) for t in stated)
+    if whole <= 0:
+        return True
+    theirs = frozenset().union(*(_said_around(o) for o in ranked if o.document_id == s.document_id))
+    held = words.matching(stated, theirs)
+    return len(stated) - len(held) <= 1 and sum(weights.get(t, 1.0) for t in held) >= whole / 2
 
 
 # What a proposal would change (its section, lead-in or sentence says it is proposed)
@@ -2213,7 +2244,7 @@ def build_brief(
             if s.source.hit.slug == earlier_lead and (s.values or not question.specific)
         ]
         pool = theirs or pool
-    lead = _pick_lead(question, pool, similar, replaced)
+    lead = _pick_lead(question, pool, similar, replaced, subject)
     in_force, in_force_next = _in_force(question, lead, links, weights)
     if in_force is not None:
         lead = _best_of(in_force.document_id, question, answering) or lead

@@ -194,6 +194,13 @@ _PLURAL_AFTER_WH = re.compile(
     rf"([a-z-]{{3,}}{values.PLURAL_ENDING})\b",
     re.I,
 )
+# "who's on the exec team", "who sits on the safety committee": its members, a list of them
+# (the nouns English has for a body of people; not "who's on call", "who's on the rota")
+_WHO_IS_ON = re.compile(
+    r"^\s*(?:and\s+)?who\s+(?:is|are|sits|serves|was|were)\s+(?:on|in)\s+(?:the|our|their)\s+"
+    r"(?:[a-z-]+\s+){0,3}?(?:team|board|committee|panel|group|council|crew|squad)s?\b",
+    re.I,
+)
 # "who are the duty managers", "who were our engineers": several people, a list of them
 _WHO_ARE = re.compile(
     rf"^\s*(?:and\s+)?who\s+(?:are|were)\s+(?:the|our|all the|all)\s+(?:[a-z-]+\s+){{0,2}}?"
@@ -1029,8 +1036,8 @@ def read_question(text: str) -> Question:
     wants_list = bool(_LIST_WORDS.search(text) or (plural and kind in (WHAT, WHICH, NUMBER))) and (
         kind not in (DURATION, DATE, PERSON)
     )
-    if kind == PERSON and _WHO_ARE.match(asked):
-        wants_list = True  # "who are the duty managers?": every one of them
+    if kind == PERSON and (_WHO_ARE.match(asked) or _WHO_IS_ON.match(asked)):
+        wants_list = True  # "who are the duty managers?", "who's on the board?": every one
     if kind == NUMBER and counted_match:
         wants_list = False  # "how many nodes" wants the number, not the nodes
     found = words.identifiers(text)

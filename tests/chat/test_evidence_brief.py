@@ -4024,3 +4024,64 @@ release list are copied. Results are released to the portal 7 days after authori
     assert now.startswith("No: Proposal: Standard results"), now
     assert "72 hours" in now and "not an accepted record" in now, now
     assert not compose(_brief("are held results released now?", draft)).startswith("Yes"), now
+
+
+def test_a_trusted_record_of_another_subject_does_not_stand_in_for_the_only_source_of_it():
+    # the hygiene card is described only in an uploaded procedure (no curated status); the
+    # accepted fleet standard renews another thing every 5 years, and says nothing of a
+    # hygiene card or a blue one: it neither answers nor disagrees
+    procedure = hit(1, """# Mains repair hygiene
+
+Everyone who works in the excavation while the main is open holds a valid Water Hygiene Card
+(the blue card). The card is renewed every 3 years after a half-day course.
+""", title="Mains repair hygiene and return to service", slug="mains-repair-hygiene")  # fmt: skip
+    fleet = hit(2, """# Fleet vehicles and driving
+
+## Towing
+
+Only drivers who have passed our towing course may tow trailers or plant. The course must be
+renewed every 5 years.
+
+## Fuel cards
+
+Each vehicle has its own fuel card. Use it only for that vehicle.
+""", title="Fleet vehicles and driving", canonical_type="standard",
+                canonical_status="accepted", slug="fleet-standard")  # fmt: skip
+    weights = {"blue": 4.0, "card": 3.0, "hygiene": 3.0, "renew": 4.0}
+    brief = _brief("how often does the blue hygiene card need renewing?", procedure, fleet,
+                   weights=weights)  # fmt: skip
+    assert brief.lead is not None and brief.lead.source.hit.slug == "mains-repair-hygiene"
+    text = compose(brief)
+    assert "3 years" in text.split("[")[0], text
+    assert "5 years" not in text, text
+
+
+def test_who_is_on_a_team_asks_for_every_member():
+    # "who's on the exec team?" asks who the members are: the whole table, not its first row
+    for asked in ("who's on the exec team?", "who is in the platform team", "who sits on the "
+                  "safety committee?", "and who's on the board"):  # fmt: skip
+        assert read_question(asked).wants_list, asked
+    for asked in ("who's in charge at coldhurst", "who's on call tonight", "who is on the rota "
+                  "this week", "who leads the platform team?"):  # fmt: skip
+        assert not read_question(asked).wants_list, asked
+    team = hit(1, """# Who's who
+
+## Executive team
+
+| Name | Role |
+|---|---|
+| Margaret Oyelaran | Chief Executive |
+| Huw Penhallow | Director of Water Services |
+| Siobhan Treloar | Director of Wastewater Services |
+| Anil Mehta | Director of Customer Services |
+
+## Treatment works
+
+| Area | Manager |
+|---|---|
+| Kestle Moor WTW | Ollie Trevithick |
+""", title="Who's who", canonical_type="project-index", canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("who's on the exec team?", team))
+    for name in ("Margaret Oyelaran", "Huw Penhallow", "Siobhan Treloar", "Anil Mehta"):
+        assert name in text, text
+    assert "Ollie Trevithick" not in text, text
