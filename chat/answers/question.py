@@ -243,6 +243,12 @@ _WHO_VERB = re.compile(
     rf"(?!{_AUX}\b)([a-z]+)\b",
     re.I,
 )
+# "who's in charge of X", "who is responsible for X": the English ways of saying whose job X is
+_IN_CHARGE = re.compile(
+    r"^\s*(?:and\s+)?who\s+(?:is|are|was|were)\s+(?:now\s+)?"
+    r"(in charge|responsible|accountable)\s+(?:of|for|at)\b",
+    re.I,
+)
 # "when did X kick in", "when was X founded": the last word that is not a particle
 _WHEN_VERB = re.compile(rf"^\s*(?:and\s+)?when\s+{_AUX}\s+\S.*?\b([a-z]+)\b[\s\W]*$", re.I)
 
@@ -305,6 +311,9 @@ def _relation(kind: str, text: str) -> frozenset[str]:
     if kind == PLACE:
         return words.terms(text) & _PLACING_VERBS
     if kind == PERSON:
+        charged = _IN_CHARGE.match(text)
+        if charged is not None:
+            return words.terms(charged.group(1))  # documents say Owner, Manager, Head of
         match = _WHO_VERB.match(text)
         if match is None:
             return frozenset()

@@ -4085,3 +4085,23 @@ def test_who_is_on_a_team_asks_for_every_member():
     for name in ("Margaret Oyelaran", "Huw Penhallow", "Siobhan Treloar", "Anil Mehta"):
         assert name in text, text
     assert "Ollie Trevithick" not in text, text
+
+
+def test_who_is_in_charge_of_something_is_answered_by_whose_role_it_is():
+    # "in charge of" is said by a role (Owner, Manager), not by the words "in charge"
+    assert read_question("who's in charge of the chlorine control rules?").relation == {"charge"}
+    assert read_question("who is responsible for fleet safety").relation == {"responsible"}
+    standard = hit(1, """# Final water chlorine control (WQ-05 rev 4)
+
+These rules apply at every treatment works. Owner: Rosa Pengelly, Water Quality Manager.
+
+## Targets
+
+Each works keeps its final water free chlorine between its target bands, measured at the works
+outlet by two analysers.
+""", title="Final water chlorine control (WQ-05 rev 4)", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    brief = _brief("who's in charge of the chlorine control rules at the treatment works?",
+                   standard)  # fmt: skip
+    assert brief.answerable, brief.refusal
+    assert "Rosa Pengelly" in compose(brief)
