@@ -82,7 +82,11 @@ _NAMED_PROCEDURE = re.compile(r"\b(?:procedure|command|commands)\b", re.I)
 # "is it still on?", and the topic first: "the sf-2 outage in jan, was it back up in time?"
 _YESNO_Q = re.compile(
     rf"^\s*(?:and\s+|but\s+|so\s+)?{_AUX}\b|"
-    rf"^[^?]*,\s*{_AUX}\s+(?:it|they|we|you|i|he|she|this|that|there)\b",
+    rf"^[^?]*,\s*{_AUX}\s+(?:it|they|we|you|i|he|she|this|that|there)\b|"
+    # a statement with a tag that asks whether it holds ("lift turbines can be climbed up to
+    # 18 m/s right?"): not a wh-question ending so ("which one is right?")
+    r"^(?!\s*(?:and\s+)?(?:what|which|who|whom|whose|when|where|why|how)\b)[^?]*\s"
+    r"(?:right|correct|yeah|innit|no)\s*\?\s*$",
     re.I,
 )
 # Nouns that name a quantity: "what is the limit / the price" asks for a number.
@@ -542,7 +546,7 @@ def _asked_clause(text: str) -> str:
 # asked about; the value claimed is what is checked, and its kind is the kind asked for.
 _REPORTED = re.compile(
     r"^\s*(?:[\w'’-]+\s+){1,4}?(?:said|says|told (?:us|me|everyone)|mentioned|claimed|claims|"
-    r"reckons|reckoned|thinks|wrote|reported|announced)\b"
+    r"reckons|reckoned|thinks|wrote|reported|announced|heard|(?:was|were|got) told)\b"
     r"(?:\s+(?:at|in|on|during)\s+(?:the|a|an|our|this|last|today's|yesterday's)?\s*"
     r"(?:[\w'’-]+\s+){0,2}?(?:meeting|call|stand-?up|chat|email|newsletter|post|thread|"
     r"channel|review|briefing|notes|minutes|huddle|update|sync|catch-?up|workshop|retro|"

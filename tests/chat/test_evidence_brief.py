@@ -9,7 +9,7 @@ from pathlib import Path
 from chat.answers import values
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
-from chat.answers.question import DURATION, read_question
+from chat.answers.question import DURATION, YESNO, read_question
 from chat.answers.scoring import names_present
 from chat.answers.units import split_units
 from chat.answers.values import is_person_like, values_in
@@ -4105,3 +4105,25 @@ outlet by two analysers.
                    standard)  # fmt: skip
     assert brief.answerable, brief.refusal
     assert "Rosa Pengelly" in compose(brief)
+
+
+def test_a_claim_the_reader_heard_or_tags_as_right_is_checked_against_the_record():
+    # "i heard 14 days" reports a claim, like "leila said 14 days"; "X, right?" asks whether
+    # a statement holds: the record answers both, not the note that says the same as the asker
+    heard = read_question("how far back can we restore windsight from the backup appliance? "
+                          "i heard 14 days")  # fmt: skip
+    assert "14" not in heard.names and "heard" not in heard.terms, heard
+    assert read_question("the lift turbines can be climbed up to 18 m/s wind right?").kind == YESNO
+    assert read_question("so we keep logs 14 days, correct?").kind == YESNO
+    assert read_question("which one is right?").kind != YESNO
+    notes = hit(1, "# Ops meeting 11 March\n\nSomeone asked how far back we can restore "
+                   "WindSight, and Leila said backups are kept 14 days on the appliance.\n",
+                title="Ops meeting 11 March")  # fmt: skip
+    standard = hit(2, "# WindSight backup and restore\n\n## Requirements\n\n| Item | Requirement |\n"
+                      "|---|---|\n| Local retention | 35 days of nightly backups on the backup "
+                      "appliance |\n",
+                   title="WindSight backup and restore", canonical_type="standard",
+                   canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("how far back can we restore windsight from the backup appliance? i "
+                          "heard 14 days", notes, standard))  # fmt: skip
+    assert "35 days" in text.split("[")[0], text
