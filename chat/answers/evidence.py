@@ -1108,6 +1108,14 @@ def _from_chain(
         return _best_of(target, question, ranked) or lead
     before = older.get(subject)
     if before is None:
+        if subject != lead.document_id and subject in older.values():
+            # "what did we check the analysers against before the new photometers?": the
+            # record whose title says the question is itself one that was replaced, by the
+            # lead's record (which brought the photometers): it says what was done before,
+            # where its unit states the question nearly as well as the lead
+            then = _best_of(subject, question, ranked)
+            if then is not None and then.coverage >= SAME_SUBJECT * lead.coverage:
+                return then
         return lead
     return _best_of(before, question, ranked) or lead
 

@@ -4127,3 +4127,30 @@ def test_a_claim_the_reader_heard_or_tags_as_right_is_checked_against_the_record
     text = compose(_brief("how far back can we restore windsight from the backup appliance? i "
                           "heard 14 days", notes, standard))  # fmt: skip
     assert "35 days" in text.split("[")[0], text
+
+
+def test_what_was_done_before_a_change_is_answered_by_the_record_the_question_names_when_replaced():
+    # the question's words name the old procedure's title ("chlorine analyser checks"); the
+    # change it asks about ("the new photometers") came with the record that replaced it:
+    # what operators did before is what the old record says, not the new record's step
+    import datetime as dt
+
+    old_title = "Chlorine analyser checks (WQ-05 rev 3)"
+    old = hit(1, f"# {old_title}\n\n## Weekly check\n\nThe operator measures free chlorine with "
+                 "the colour comparator from the works laboratory cupboard.\n",
+              title=old_title, canonical_type="standard", canonical_status="deprecated",
+              document_id=41)  # fmt: skip
+    new = hit(2, "# Final water chlorine control (WQ-05 rev 4)\n\n## Daily analyser verification"
+                 "\n\nMeasure free chlorine with the Lumio photometer and check the analyser "
+                 "against the photometer reading.\n",
+              title="Final water chlorine control (WQ-05 rev 4)", canonical_type="standard",
+              canonical_status="accepted", document_id=42)  # fmt: skip
+    link = supersede_link((41, old_title, None),
+                          (42, "Final water chlorine control (WQ-05 rev 4)", dt.date(2025, 12, 1)))  # fmt: skip
+    text = compose(_brief("what did operators check the chlorine analysers against before the "
+                          "new photometers?", new, old, links=[link]))  # fmt: skip
+    assert "colour comparator" in text.split("[")[0], text
+    # asked what is done now, the new record answers
+    now = compose(_brief("what do operators check the chlorine analysers against?", new, old,
+                         links=[link]))  # fmt: skip
+    assert "photometer" in now.split("[")[0], now
