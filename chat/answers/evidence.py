@@ -99,6 +99,9 @@ CLOSE_THING = 0.5  # ...or says much the same about it in its own words
 # quoted unit's words.
 SUPPORT_MARGIN = 0.5
 REPEATS = 0.7
+# A date asked of a decision: a unit saying it was decided (rejected, approved) leads, giving
+# up this much score to one that only dates the matter.
+DECIDED_MARGIN = 0.5
 # A how-to answer led by prose shows the command that scores this close to it.
 COMMAND_MARGIN = 0.5
 # A question asking for several things is answered by a list scoring this close to the best.
@@ -694,6 +697,21 @@ def _pick_lead(
         naming = [s for s in ranked if names_present(question.names, s.source, s.unit)]
         ranked = naming or ranked
     best = ranked[0]
+    if (
+        question.kind == DATE
+        and question.decides
+        and not words.matching(question.relation, unit_terms(best.unit))
+    ):
+        # "when was the chloramine idea turned down?": the unit saying it was rejected (or
+        # decided, approved) and when leads, not one dating when it was first considered
+        saying = [
+            s
+            for s in ranked[:MAX_CONTENDERS]
+            if s.values
+            and s.score >= best.score - DECIDED_MARGIN
+            and words.matching(question.relation, unit_terms(s.unit))
+        ]
+        best = saying[0] if saying else best
     if question.wants_list:
         # several things asked for: a list or table nearly as relevant answers, not a sentence
         # (and of two lists, the one whose lead-in or first column the question names)
@@ -746,9 +764,15 @@ def _pick_lead(
         # "how long was it down back in January?" wants the span, not a note of the outage
         with_value = [s for s in ranked[:MAX_CONTENDERS] if s.values]
         best = with_value[0] if with_value else best
-    if best.values and not question.proposal and _proposes(best):
+    if (
+        best.values
+        and not question.proposal
+        and best.source.block != "rejected"
+        and _proposes(best)
+    ):
         # a proposal states what holds today and what it proposes: a question that does not
-        # ask about the proposal asks what holds ("Current arrangements: Allowance: £220")
+        # ask about the proposal asks what holds ("Current arrangements: Allowance: £220"); a
+        # rejected approach's record tells of the proposal it turned down, which holds nothing
         holding = [
             s
             for s in ranked[:MAX_CONTENDERS]
@@ -2605,14 +2629,16 @@ def _about_rejected(
     it; one merely close in meaning is warned about. A question asking for a value ("how
     often do we test the metal detectors?") is about the practice, not about an alternative
     whose summary says why it was not chosen (its record states the trial's values): only
-    its title or name makes it about the rejected approach."""
+    its title or name makes it about the rejected approach. The verb relating the question to
+    it ("when was X turned down?": rejected, decided) is how it asks, not what it is about."""
+    about = question.terms - question.relation or question.terms
     return frozenset(
         s.document_id
         for s in ranked
         if s.source.block == "rejected"
         and (
             _names_rejected(s.source.hit.title, question.terms)
-            or coverage(question.terms, subject, words.terms(s.source.hit.title), frozenset())
+            or coverage(about, subject, words.terms(s.source.hit.title), frozenset())
             >= MIN_COVERAGE
             or (
                 not question.specific

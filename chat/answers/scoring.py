@@ -206,7 +206,8 @@ def record_terms(source: PromptSource) -> frozenset[str]:
 # The kinds of document a reader names a record by.
 DOCUMENT_KINDS = words.terms(
     "procedure procedures policy policies standard standards guide guideline guidelines "
-    "runbook document documents doc docs page process rules handbook manual"
+    "runbook document documents doc docs page process rules handbook manual "
+    "idea ideas"  # "the chloramine idea": a record of what was considered
 )
 
 

@@ -4154,3 +4154,29 @@ def test_what_was_done_before_a_change_is_answered_by_the_record_the_question_na
     now = compose(_brief("what do operators check the chlorine analysers against?", new, old,
                          links=[link]))  # fmt: skip
     assert "photometer" in now.split("[")[0], now
+
+
+def test_when_an_idea_was_turned_down_is_answered_by_the_line_saying_it_was_rejected():
+    # "the chloramine idea" names the rejected approach ("idea" is the kind of record, as
+    # "the procedure" is); its line dating the rejection answers when, not the line dating
+    # when the consultants proposed it, nor another document's "in 2023 we considered it"
+    rejected = hit(1, """# Rejected: switching Kestle Moor to chloramine
+
+In spring 2023 Aldermoor Water Consulting recommended that Kestle Moor should form chloramine
+by dosing ammonia after chlorination. The proposal was rejected on 21 November 2023 by Huw
+Penhallow, Director of Water Services.
+
+## Why we rejected it
+
+- Nitrification in long rural mains.
+""", title="Rejected: switching Kestle Moor to chloramine", canonical_type="rejected-approach",
+                   canonical_status="accepted", document_id=51)  # fmt: skip
+    process = hit(2, "# How Kestle Moor treats water\n\n## Disinfection\n\nIn 2023 we considered "
+                     "switching the network residual from free chlorine to chloramine. It was "
+                     "rejected.\n", title="How Kestle Moor treats water",
+                  canonical_type="domain-concept", canonical_status="accepted",
+                  document_id=52)  # fmt: skip
+    sources = number_sources(result([process], rejected=[rejected]))
+    question = "when was the chloramine idea turned down and who made the call?"
+    text = compose(build_brief(question=read_question(question), sources=sources))
+    assert text.startswith("The proposal was rejected on 21 November 2023"), text
