@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from string import ascii_lowercase
@@ -477,8 +477,30 @@ def written_as_names(text: str, documents: Iterable[str]) -> tuple[str, ...]:
             for doc, m in written
         )
         if written and len(named) == len(written) and inside and not named[0].isupper():
-            found.append(named[0])
+            found.append(named[0] + _name_goes_on(text, word, named[0], said))
     return tuple(found)
+
+
+def _name_goes_on(text: str, word: str, name: str, documents: Sequence[str]) -> str:
+    """The words after `word` in `text` that the documents write, capitalised, as the rest of
+    the same name ("brekken ridge": " Ridge" of "Brekken Ridge"), never in lower case after
+    it; "" when they go on otherwise. A common English word is a name's part only there."""
+    after = re.match(rf".*?(?<![\w'’-]){word}((?:\s+[a-z]{{3,}}){{1,2}})", text, re.S)
+    if after is None:
+        return ""
+    rest = ""
+    for next_word in after.group(1).split():
+        if next_word in STOPWORDS:
+            break
+        capital = f"{name}{rest} {next_word.capitalize()}"
+        lower = re.compile(rf"(?<![\w-]){re.escape(name + rest)}\s+{next_word}(?![\w-])", re.I)
+        forms = [m.group(0) for doc in documents for m in lower.finditer(doc)]
+        if not forms or any(not form.endswith(next_word.capitalize()) for form in forms):
+            break
+        if not any(capital in doc for doc in documents):
+            break
+        rest += f" {next_word.capitalize()}"
+    return rest
 
 
 @lru_cache(maxsize=65536)

@@ -3195,6 +3195,12 @@ def test_a_name_typed_in_lower_case_is_the_name_the_documents_write():
     assert _brief("how much does the on-call allowance cost per year?", allowance).answerable
     # a word the documents also write in lower case, or a common English word, stays a word
     assert words.written_as_names("the rota at brekken", ["at Brekken Ridge"]) == ("Brekken",)
+    # ...and a word after it that the documents write only as the rest of that name is part of
+    # it ("brekken ridge"), not what is asked of it; a word they write otherwise after it is not
+    assert words.written_as_names("brekken ridge availability in 2024?",
+                                  ["at Brekken Ridge", "Brekken Ridge has 24"]) == ("Brekken Ridge",)  # fmt: skip
+    assert words.written_as_names("brekken availability in 2024?",
+                                  ["Brekken Availability 2025", "at Brekken availability is"]) == ("Brekken",)  # fmt: skip
     assert words.written_as_names("the cost of it", ["so the Cost pays"]) == ()
     assert words.written_as_names("who is larkspur", ["so Larkspur went live. larkspur"]) == ()
     # ...nor a word capitalised because it opens a title the text names
