@@ -495,9 +495,7 @@ def _name_goes_on(text: str, word: str, name: str, documents: Sequence[str]) -> 
         capital = f"{name}{rest} {next_word.capitalize()}"
         lower = re.compile(rf"(?<![\w-]){re.escape(name + rest)}\s+{next_word}(?![\w-])", re.I)
         forms = [m.group(0) for doc in documents for m in lower.finditer(doc)]
-        if not forms or any(not form.endswith(next_word.capitalize()) for form in forms):
-            break
-        if not any(capital in doc for doc in documents):
+        if capital not in forms or any(not form.endswith(next_word.capitalize()) for form in forms):
             break
         rest += f" {next_word.capitalize()}"
     return rest

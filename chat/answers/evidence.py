@@ -669,8 +669,8 @@ def _pick_lead(
     question: Question,
     ranked: Sequence[Scored],
     similar: Callable[[Scored, Scored], float],
-    replaced: frozenset[int] = frozenset(),
-    weights: dict[str, float] | None = None,
+    replaced: frozenset[int],
+    weights: dict[str, float],
 ) -> Scored:
     """The best unit; but when a more trusted source states the same thing (the same subject,
     a value of the same kind) nearly as well, that source leads: the accepted runbook's value
@@ -834,7 +834,7 @@ def _pick_lead(
                         and s.coverage >= MIN_COVERAGE_CLOSE
                         and (
                             question.kind not in (DURATION, NUMBER)
-                            or _its_document_states(s, best, question, ranked, weights or {})
+                            or _its_document_states(s, best, question, ranked, weights)
                         )
                     )
                     or s.coverage >= SAME_SUBJECT * best.coverage
