@@ -2267,6 +2267,7 @@ def build_brief(
     # other stations
     siblings = _siblings(question, answering)
     pool = [s for s in pool if not _of_a_sibling(question, s, siblings)] or pool
+    pool = [s for s in pool if not _about_another(question, s)] or pool
     if earlier_lead and question.refers_back:
         # "how long was it down?": "it" is what the answer before led with; its document
         # answers when it states the kind of value asked
@@ -2746,6 +2747,7 @@ def _answerable(
         and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
         and not _another_row_named(question, s, ranked)
         and not _of_a_sibling(question, s, siblings)
+        and not _about_another(question, s)
     ]
     if not candidates:
         return False, f"no source states a {question.kind} for it"
@@ -2765,9 +2767,12 @@ def _answerable(
             for s in candidates
             if not _of_another_year(question, asked_years, s)
             and (
-                _says_year(asked_years, s)
+                # (and says something asked of it: not a lockout story of 2024 for the 2024
+                # scorecard)
+                (_says_year(asked_years, s) and (not asked or _says_some(asked, subject, s)))
                 or (
-                    not (_measures(s) or _years(s.unit.text))  # of no year or of another
+                    # of no year, not even by its heading or title ("Vendor Scorecard 2025")
+                    not (_measures(s) or _years(_with_headings(s)))
                     and (not asked or bool(words.matching(asked, _stated_terms(s))))
                 )
             )
@@ -2912,6 +2917,73 @@ def _ranks_otherwise(question: Question, unit: Unit) -> bool:
     return False
 
 
+# Words that tell things of one kind apart: a unit saying one side of a group, and not
+# the side the question says, is about another thing ("Network Supervisor, North crews"
+# for the south crews' supervisor, the adults' critical limits for a child's)
+_OPPOSITES = tuple(
+    tuple(words.terms(side) for side in group.split("|"))
+    for group in (
+        "north northern | south southern | east eastern | west western",
+        "upper | lower",
+        "high highest | low lowest",
+        "minimum | maximum max",
+        "inbound incoming | outbound outgoing",
+        "internal | external",
+        "weekday weekdays | weekend weekends",
+        "summer | winter",
+        "adult adults | child children paediatric pediatric",
+        "permanent | temporary",
+        "manual manually | automatic automatically",
+        "domestic | international",
+        "public | private",
+    )
+)
+
+# A thing told from others of its kind by a number or a capital letter after a word
+# ("tier 4", "troponin T", "line 3"): lower-case in a question, capitalised in a document
+_DESIGNATED = re.compile(r"\b([a-z]{3,})[ -](\d{1,3}|[a-z])\b", re.I)
+_MEASURED_KINDS = frozenset({vals.DURATION, vals.QUANTITY, vals.MONEY, vals.PERCENT})
+
+
+def _designations(text: str) -> dict[str, set[str]]:
+    """The designated things a question names: for each word, its numbers or letters
+    ("tier" -> {"4"}); not a measure ("takes 4 hours") nor "a"."""
+    measured = [(v.start, v.end) for v in vals.values_in(text) if v.kind in _MEASURED_KINDS]
+    found: dict[str, set[str]] = {}
+    for match in _DESIGNATED.finditer(text):
+        word, mark = match.group(1).lower(), match.group(2).upper()
+        if word in words.STOPWORDS or mark == "A" or mark.isdigit() and len(mark) > 2:
+            continue
+        if any(start <= match.start(2) < end for start, end in measured):
+            continue
+        found.setdefault(word, set()).add(mark)
+    return found
+
+
+def _about_another(question: Question, scored: Scored) -> bool:
+    """The unit, with its heading and lead-in, is about another thing of the kind the
+    question names: it says another side of a group of `_OPPOSITES` and not the question's
+    ("North crews" for the south crews), or designates another ("Tier 1", "Tier 3" for tier
+    4; "Troponin I" for troponin T) and never the question's."""
+    unit = scored.unit
+    said = _said_around(scored)
+    for group in _OPPOSITES:
+        asked = [side for side in group if side & question.terms]
+        if len(asked) == 1 and not asked[0] & said and any(side & said for side in group):
+            return True
+    stated = f"{unit.text} {unit.section} {unit.context}"
+    for word, marks in _designations(question.text).items():
+        other = {
+            match.group(1)
+            for match in re.finditer(rf"\b{re.escape(word)}[ -](\d{{1,3}}|[A-Z])\b", stated, re.I)
+            if match.group(0)[0].isupper()
+            and (match.group(1).isdigit() or match.group(1).isupper())
+        }
+        if other and not other & marks:
+            return True
+    return False
+
+
 def _states_restriction(question: Question, scored: Scored) -> bool:
     """The unit, its heading, lead-in or document says a word of each "for" phrase of the
     question (Question.restricted_to)."""
@@ -2966,23 +3038,29 @@ def _years(text: str) -> frozenset[int]:
     return frozenset(int(year) for year in _YEAR_IN_TEXT.findall(text))
 
 
+def _with_headings(scored: Scored) -> str:
+    """The unit's text with its heading, lead-in and document title."""
+    unit, hit = scored.unit, scored.source.hit
+    return " ".join((unit.text, unit.section, unit.context, hit.title, hit.heading_path))
+
+
 def _says_year(years: frozenset[int], scored: Scored) -> bool:
     """The unit, its heading, lead-in or document title states a year asked about, or a span
     of years covering it ("from 2019 to 2025"): a unit silent on the year does not say what
     held in it ("fleet availability of 97.0% per calendar year" for 2024)."""
-    text = " ".join(
-        (
-            scored.unit.text,
-            scored.unit.section,
-            scored.unit.context,
-            scored.source.hit.title,
-            scored.source.hit.heading_path,
-        )
-    )
+    text = _with_headings(scored)
     spans = [(int(m.group(1)), int(m.group(2))) for m in _SPAN.finditer(text)]
     return bool(_years(text) & years) or any(
         first <= year <= last for first, last in spans for year in years
     )
+
+
+def _says_some(asked: frozenset[str], weights: dict[str, float], scored: Scored) -> bool:
+    """The unit, its heading, lead-in or document title says a fair share of the asked words
+    (`MIN_COVERAGE_OPEN` of their weight)."""
+    hit = scored.source.hit
+    around = words.terms(f"{hit.title} {hit.heading_path}")
+    return coverage(asked, weights, _stated_terms(scored), around) >= MIN_COVERAGE_OPEN
 
 
 def _stated_terms(scored: Scored) -> frozenset[str]:

@@ -4186,3 +4186,47 @@ Penhallow, Director of Water Services.
     question = "when was the chloramine idea turned down and who made the call?"
     text = compose(build_brief(question=read_question(question), sources=sources))
     assert text.startswith("The proposal was rejected on 21 November 2023"), text
+
+
+def test_a_scorecard_of_another_year_does_not_answer_for_the_year_asked_about():
+    # the year is in the document's title only; its rows and its notes are of 2025, and a
+    # story dated 2024 elsewhere says nothing of the scorecard
+    card = hit(1, "# Vendor scores\n\n| Vendor | Safety | Total |\n|---|---|---|\n"
+                  "| Polar Electrical | 6 | 35 |\n| NorthLink Fibre | 8 | 31 |\n\n"
+                  "Scores agreed with the site managers and the HSE Manager.\n",
+               title="Vendor Scorecard 2025", canonical_type="standard",
+               canonical_status="accepted")  # fmt: skip
+    story = hit(2, "# Lockout\n\nOn 2024-11-06 a shift supervisor removed a lock on an "
+                   "electrical cabinet while the technician was still working.\n",
+                title="Lockout procedure")  # fmt: skip
+    question = "what did polar electrical score on the {} vendor scorecard?"
+    refused = _brief(question.format(2024), card, story)
+    assert not refused.answerable, compose(refused)
+    answered = _brief(question.format(2025), card, story)
+    assert answered.answerable and "35" in compose(answered)
+
+
+def test_a_unit_about_another_of_the_kind_asked_does_not_answer():
+    tiers = hit(1, "# Backup tiers\n\n| Tier | Systems | RTO |\n|---|---|---|\n"
+                   "| Tier 1 | EPR, LIS | 4 hours |\n| Tier 2 | Portal, email | 24 hours |\n"
+                   "| Tier 3 | Everything else | 5 working days |\n",
+                title="Backup and recovery standard", canonical_type="standard",
+                canonical_status="accepted")  # fmt: skip
+    assert not _brief("whats the RTO for tier 4 systems?", tiers).answerable
+    answered = _brief("whats the RTO for tier 2 systems?", tiers)
+    assert answered.answerable and compose(answered).startswith("Tier 2")
+    prices = hit(1, "# Prices\n\n| Code | Item | Price per pack (GBP) |\n|---|---|---|\n"
+                    "| RPL-1090 | Troponin I reagent pack | 465.00 |\n"
+                    "| RPL-1100 | CRP reagent pack | 88.00 |\n",
+                 title="Lab consumables price list")  # fmt: skip
+    assert not _brief("what is the price of a troponin T reagent pack?", prices).answerable
+    assert "465.00" in compose(_brief("what is the price of a troponin I reagent pack?", prices))
+    # one side of words that tell things apart: the north crews' supervisor is not the south's
+    leads = hit(1, "# Who's who\n\n## Functional leads\n\n"
+                   "- Lorna Vickers - Network Supervisor, North crews\n"
+                   "- Bev Harland - RCC Supervisor, control room\n",
+                title="Who's who")  # fmt: skip
+    south = _brief("who's the network supervisor for the south crews?", leads)
+    assert "Lorna Vickers" not in compose(south) if south.answerable else True
+    north = _brief("who's the network supervisor for the north crews?", leads)
+    assert north.answerable and "Lorna Vickers" in compose(north)
