@@ -2191,6 +2191,12 @@ def build_brief(
         question.text,
         (_without(u.text, titles) for _, u in units),  # read only if needed
     )
+    if question.carried:
+        # "when did hollin bridge go live?" then "and tenterfield?": the name the follow-up
+        # types replaces the one name the question before it typed
+        its_own = tuple(name for name in typed_names if words.terms(name) & question.terms)
+        if its_own and len(typed_names) - len(its_own) == 1:
+            typed_names = its_own
     if typed_names:
         question = replace(question, names=(*question.names, *typed_names))
     # (a second question's words weigh only where the answer looks for its second part)
@@ -2276,6 +2282,10 @@ def build_brief(
             for s in pool
             if s.source.hit.slug == earlier_lead and (s.values or not question.specific)
         ]
+        if not theirs and question.specific:
+            # ...even in other words than the question's ("how long do we wait for one
+            # after ordering?" of the price list's row: "Lead time (weeks): 16")
+            theirs = [s for s in answering if s.source.hit.slug == earlier_lead and s.values]
         pool = theirs or pool
     lead = _pick_lead(question, pool, similar, replaced, subject)
     in_force, in_force_next = _in_force(question, lead, links, weights)

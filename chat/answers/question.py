@@ -900,6 +900,9 @@ _CONTINUES = re.compile(r"\s*(?:and|but|so|also|then|plus)\b", re.I)
 # elsewhere they join a clause ("the system that fell over") or qualify a noun.
 _REFERS_BACK = re.compile(
     r"\b(?:it|its|it['’]s|they|them|their|theirs)\b|"
+    # "one" standing for a thing named before ("how long do we wait for one after ordering?"),
+    # not a number of something ("one week") nor "no one"
+    r"(?<!\bno )(?<!\bthe )\bones?\b(?=\s*(?:[?!.,;:]|$|(?:after|before|from|in|at|on|for|to|when|if)\b))|"
     r"\b(?:that|this)(?:\s+(?:off|up|out|over|back|down|through))?\s*(?:[?!.,;:]|$)|"
     rf"\b{_AUX}\s+(?:that|this)\b",
     re.I,

@@ -4230,3 +4230,44 @@ def test_a_unit_about_another_of_the_kind_asked_does_not_answer():
     assert "Lorna Vickers" not in compose(south) if south.answerable else True
     north = _brief("who's the network supervisor for the north crews?", leads)
     assert north.answerable and "Lorna Vickers" in compose(north)
+
+
+def test_a_follow_up_typing_a_name_in_lower_case_asks_of_that_name_instead():
+    from chat.answers.evidence import earlier_subject
+    from chat.answers.question import read_follow_up
+
+    sites = hit(1, "# Moving to Fabrica\n\n## Sites\n\n| Site | Replaces | Go-live |\n"
+                   "|---|---|---|\n| Hollin Bridge | LineLog | live since 2 February 2026 |\n"
+                   "| Tenterfield | LineLog | planned for 8 June 2026 |\n\n## Decision\n\n"
+                   "Contract: 5 years from 1 March 2025 for all three sites. Until then both "
+                   "Hollin Bridge and Tenterfield were still on LineLog.\n",
+                title="Moving to Fabrica MES",
+                canonical_type="decision", canonical_status="accepted")  # fmt: skip
+    earlier = "when did hollin bridge go live on fabrica?"
+    brief = build_brief(question=read_follow_up(earlier, "and tenterfield?"),
+                        sources=number_sources(result([sites])),
+                        earlier_terms=earlier_subject(earlier))  # fmt: skip
+    assert brief.question.names == ("Tenterfield",), brief.question.names
+    assert compose(brief).startswith("Tenterfield"), compose(brief)
+
+
+def test_one_in_a_follow_up_is_the_thing_the_answer_before_led_with():
+    from chat.answers.evidence import earlier_subject
+
+    assert read_question("and how long do we wait for one after ordering?").refers_back
+    for question in ("is one week enough?", "one of the pumps failed, what now?"):
+        assert not read_question(question).refers_back, question
+    prices = hit(1, "# Spare parts\n\n| Part | Description | Unit price (EUR) | Lead time "
+                    "(weeks) |\n|---|---|---|---|\n| NV-12120 | Yaw planetary drive | 7,940 | 16 |\n"
+                    "| NV-12110 | Yaw drive motor | 5,120 | 14 |\n", title="Spare parts price list",
+                 slug="spare-parts")  # fmt: skip
+    blog = hit(2, "# Historian\n\nIf you have ever waited ten minutes for a query to come back "
+                  "from Aurora, this one is for you.\n", title="Historian blog")  # fmt: skip
+    earlier = earlier_subject("how much does a yaw planetary drive cost?")
+
+    def close(texts):  # as close in meaning as the embedder finds them (0.71, 0.27)
+        return [0.71 if "yaw" in text.lower() else 0.27 for text in texts]
+
+    text = compose(_brief("and how long do we wait for one after ordering?", blog, prices,
+                          earlier_terms=earlier, earlier_lead="spare-parts", meaning=close))  # fmt: skip
+    assert "16" in text.split("[")[0] and "Yaw planetary drive" in text.split("[")[0], text
