@@ -239,6 +239,12 @@ def _matching(wanted: frozenset[str], present: frozenset[str]) -> frozenset[str]
         start = term.replace("-", "")[:2]
         if any(_same_word(term, other) for other in by_start.get(start, ())):
             found.add(term)
+        elif (
+            len(term) <= 4
+            and not _VOWELS & set(term)
+            and any(_skeleton_of(term, other) for other in present if other[:1] == term[:1])
+        ):
+            found.add(term)  # msgs ~ messages, hrs ~ hours
         elif len(term) >= 4 and term.isalpha() and not _transposed(term).isdisjoint(present):
             found.add(term)
     return frozenset(found)
@@ -290,7 +296,23 @@ def _same_word(a: str, b: str) -> bool:
         common += 1
     if common >= 5 and len(short) - common <= 4 and len(long_) - common <= 4:
         return True
-    return _abbreviates(short, long_)
+    return _abbreviates(short, long_) or _skeleton_of(short, long_)
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def _skeleton_of(short: str, long_: str) -> bool:
+    """A short word of no vowel that is a longer word's consonants, each once (msg ~
+    message, and so msgs ~ messages; hrs ~ hours, wks ~ weeks, yrs ~ years): typed that way
+    for speed. An acronym keeps other letters (sms is not system)."""
+    if not (2 <= len(short) <= 4) or not short.isalpha() or _VOWELS & set(short):
+        return False
+    if short[-1] == "s" and long_[-1] != "s":
+        short = short[:-1]  # a plural
+    consonants = [c for c in long_ if c not in _VOWELS]
+    collapsed = "".join(c for i, c in enumerate(consonants) if i == 0 or c != consonants[i - 1])
+    return len(short) >= 2 and len(long_) > len(short) and collapsed == short
 
 
 def _root(term: str) -> str:

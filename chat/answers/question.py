@@ -111,7 +111,9 @@ _DURATION_NOUNS = re.compile(
 # The words of the question form itself ("how long", "what year"): not the subject.
 _FRAME = re.compile(
     rf"\bhow many (?:times|ways)\b|\bhow (?:{_HOW_SPAN}|{_HOW_MUCH})\b|"
-    r"\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b",
+    r"\b(?:what|which) (?:year|date|day|month|time)\b|\bhow much time\b|"
+    # English idioms of "for": "switched off for good", "kept for now"
+    r"\bfor (?:good|now|ever|sure|certain)\b",
     re.I,
 )
 # A time said relative to today ("last year", "this month"): documents name the year itself
@@ -354,7 +356,7 @@ _HEIGHT_WORDS = frozenset(words.terms("tall high rises"))
 
 
 _YEAR_Q = re.compile(r"\b(?:which|what) year\b|\bthe year\b", re.I)
-_COUNTED = re.compile(r"\bhow many ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.I)
+_COUNTED = re.compile(r"\bhow many ([a-z][a-z0-9-]*(?: [a-z][a-z0-9-]*)?)", re.I)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -868,7 +870,8 @@ REQUEST_WORDS = frozenset(
     words.terms(
         "need needs get gets got want wants use used using sorted exactly actually really please "
         "know tell find give make happen happens say says supposed meant allowed able "
-        "ok okay fine right correct true"
+        "ok okay fine right correct true "
+        "roughly approximately approx basically finally"  # hedges: how sure, not what of
     )
 )
 

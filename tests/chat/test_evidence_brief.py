@@ -4271,3 +4271,16 @@ def test_one_in_a_follow_up_is_the_thing_the_answer_before_led_with():
     text = compose(_brief("and how long do we wait for one after ordering?", blog, prices,
                           earlier_terms=earlier, earlier_lead="spare-parts", meaning=close))  # fmt: skip
     assert "16" in text.split("[")[0] and "Yaw planetary drive" in text.split("[")[0], text
+
+
+def test_hedges_and_idioms_are_not_what_a_question_asks_about():
+    asked = read_question("roughly how many hl7 msgs a day does the interface engine handle")
+    assert {"roughly"}.isdisjoint(asked.terms) and {"hl7", "msgs"} <= asked.counted, asked
+    asked = read_question("when did the old engine finally get switched off for good?")
+    assert {"finally", "good"}.isdisjoint(asked.terms), asked.terms
+    engine = hit(1, "# Interface engine\n\nWe carry 84 interfaces and around 118,000 messages "
+                    "a day, including every lab order and result.\n", title="Larkspur "
+                    "Integration Hub as our interface engine", canonical_type="decision",
+                 canonical_status="accepted")  # fmt: skip
+    text = compose(_brief("roughly how many msgs a day does the interface engine carry?", engine))
+    assert "118,000 messages" in text, text

@@ -38,6 +38,9 @@ from kb import words
         ("what is included", "Inclusion"),
         ("who can permit it", "permission"),
         ("extend", "extensions"),
+        ("msgs", "118,000 messages"),  # a word typed as its consonants
+        ("hrs", "within 4 hours"),
+        ("wks", "Lead time (weeks)"),
     ],
 )
 def test_forms_of_one_word_meet(asked, present):
@@ -58,6 +61,8 @@ def test_forms_of_one_word_meet(asked, present):
         ("megawatts", "5 kW"),  # another unit
         ("decide", "decisive"),  # -sive is not -sion
         ("exclude", "inclusion"),  # another verb
+        ("sms", "our systems"),  # an acronym keeps letters a word's consonants do not
+        ("mgmt", "the management team"),  # consonants left out are no skeleton
     ],
 )
 def test_different_words_do_not_meet(asked, present):
