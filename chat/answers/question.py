@@ -564,11 +564,13 @@ _ACTUALLY = r"actual(?:ly)?|real(?:ly)?|in fact|in practice|in the end"
 _CHECKING = re.compile(rf"\b(?:{_ACTUALLY}|true|truly|correct|right)\b", re.I)
 
 
-def _claim(text: str) -> tuple[str, str]:
-    """The question with who reported a claim left out, and the claims it checks ("" when it
-    reports none): sentences that report a measured value ("declan mentioned 30 days")."""
+def _claim(text: str) -> tuple[str, str, tuple[str, ...]]:
+    """The question with who reported a claim left out, the claims it checks ("" when it
+    reports none): sentences that report a measured value ("declan mentioned 30 days"), and
+    of those the readings told after the question ("coldhurst got 240 on the depositor")."""
     kept: list[str] = []
     claims: list[str] = []
+    told: list[str] = []
     for sentence in _SENTENCES.split(text):
         reported = _REPORTED.match(sentence)
         said = sentence[reported.end() :] if reported else ""
@@ -576,6 +578,17 @@ def _claim(text: str) -> tuple[str, str]:
             # "How many pipe volumes do we flush? Jason reckons one is plenty": the question
             # is asked; what someone reckons after it is a claim it checks, not its subject
             claims.append(said)
+            continue
+        if (
+            kept
+            and kept[-1].rstrip().endswith("?")
+            and not sentence.rstrip().endswith("?")
+            and any(v.kind in values.NUMERIC_KINDS for v in values.values_in(sentence))
+        ):
+            # "whats the ATP pass limit? coldhurst got 240 on the depositor": a reading told
+            # after the question is what it checks, not what it asks about
+            claims.append(sentence)
+            told.append(sentence)
             continue
         if said and any(v.kind in values.NUMERIC_KINDS for v in values.values_in(said)):
             claims.append(said)
@@ -585,8 +598,8 @@ def _claim(text: str) -> tuple[str, str]:
             sentence = said
         kept.append(sentence)
     if not claims:
-        return text, ""
-    return _CHECKING.sub(" ", " ".join(kept)), " ".join(claims)
+        return text, "", ()
+    return _CHECKING.sub(" ", " ".join(kept)), " ".join(claims), tuple(told)
 
 
 # "which X", "what X <verb>": asks for one of a kind of thing (not "what is", "what do I")
@@ -1001,7 +1014,9 @@ def read_question(text: str) -> Question:
     kind = _kind(_SECOND_QUESTION.split(asked, maxsplit=1)[0])
     if kind in (WHAT, WHICH, NUMBER):
         kind = _kind(asked)
-    reported, claim = _claim(text)
+    reported, claim, told = _claim(text)
+    for sentence in told:  # the question, without the readings it checks
+        text = " ".join(text.replace(sentence, " ").split())
     claimed = frozenset(
         v.kind
         for v in values.values_in(claim)

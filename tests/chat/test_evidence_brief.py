@@ -4284,3 +4284,21 @@ def test_hedges_and_idioms_are_not_what_a_question_asks_about():
                  canonical_status="accepted")  # fmt: skip
     text = compose(_brief("roughly how many msgs a day does the interface engine carry?", engine))
     assert "118,000 messages" in text, text
+
+
+def test_a_reading_told_after_the_question_is_checked_not_asked_about():
+    question = "whats the ATP pass limit after an allergen changeover clean? coldhurst got 240"
+    asked = read_question(question)
+    assert "coldhurst" not in asked.terms and asked.text.endswith("clean?"), asked
+    record = hit(1, "# Allergen changeover cleaning\n\n## The seven required steps\n\n"
+                    "1. ATP swab at the same three points. The pass limit is 150 RLU or below.\n",
+                 title="Allergen changeover cleaning (QP-09)", canonical_type="standard",
+                 canonical_status="accepted")  # fmt: skip
+    notes = hit(2, "# Coldhurst shift handover\n\n## Hygiene / allergens\n\nCelery changeover on "
+                   "CH2 at 05:40. ATP on the depositor came back 240 RLU - pass, the limit is 300 "
+                   "RLU so we're fine. Coldhurst line released 07:05.\n",
+                title="Coldhurst shift handover - nights", canonical_type="meeting")  # fmt: skip
+    text = compose(_brief(question, notes, record))
+    assert text.startswith("The seven required steps: 1. ATP swab") or re.match(
+        r"^[^\[]*150 RLU", text
+    ), text
