@@ -405,7 +405,7 @@ def respelled(text: str) -> str:
 
 TYPO_RARE = 3.0  # a word rarer than this may be a slip (misspellings reach 2.9: "recieve" 2.75)
 MAX_SLIPS = 8  # ...looked up per question (a 10,000-character question is not 500 look-ups of 500)
-_SLIP_WORD = re.compile(r"(?<![\w'’-])[a-z]{5,}(?![\w'’-])")
+_SLIP_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}(?![\w'’-])")
 
 
 def slips(text: str) -> dict[str, frozenset[str]]:
@@ -420,7 +420,18 @@ def slips(text: str) -> dict[str, frozenset[str]]:
         for word in dict.fromkeys(_SLIP_WORD.findall(text))
         if word not in STOPWORDS and _zipf(word) < TYPO_RARE
     ]
-    return {word: _one_slip(word) for word in rare[:MAX_SLIPS]}
+    # (a four-letter word only as a compound the documents hyphenate: "xray" for X-ray)
+    return {
+        word: _one_slip(word) if len(word) > 4 else _hyphened(word, 1) for word in rare[:MAX_SLIPS]
+    }
+
+
+def _hyphened(word: str, shortest: int) -> frozenset[str]:
+    """The word as a compound hyphenated somewhere, each part at least `shortest` letters
+    (the second at least two): under-charged, x-ray."""
+    return frozenset(
+        f"{word[:i]}-{word[i:]}" for i in range(shortest, len(word) - 1) if len(word) - i >= 2
+    )
 
 
 def _letter_added(word: str) -> set[str]:
@@ -440,6 +451,7 @@ def _one_slip(word: str) -> frozenset[str]:
     # a compound written as one word where the documents hyphenate it (under-charged)
     hyphened = {f"{head}-{tail}" for head, tail in splits if len(head) >= 2 and len(tail) >= 3}
     near = dropped | changed | hyphened | _letter_added(word) | _letters_swapped(word)
+    near |= {f"{word[0]}-{word[1:]}"}  # (x-rays)
     return frozenset(near - {word})
 
 

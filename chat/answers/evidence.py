@@ -99,9 +99,11 @@ CLOSE_THING = 0.5  # ...or says much the same about it in its own words
 # quoted unit's words.
 SUPPORT_MARGIN = 0.5
 REPEATS = 0.7
-# A date asked of a decision: a unit saying it was decided (rejected, approved) leads, giving
-# up this much score to one that only dates the matter.
+# A date or a person asked of a decision: a unit saying it was decided (rejected, approved)
+# leads, giving up this much score to one that only dates the matter or names another.
 DECIDED_MARGIN = 0.5
+# "who has to sign off X?", "who can approve it?": who may do it, not who did
+_WHO_MAY = re.compile(r"\b(?:has|have|need|needs)\s+to\b|\b(?:must|should|can|may|could)\b", re.I)
 # A how-to answer led by prose shows the command that scores this close to it.
 COMMAND_MARGIN = 0.5
 # A question asking for several things is answered by a list scoring this close to the best.
@@ -698,12 +700,13 @@ def _pick_lead(
         ranked = naming or ranked
     best = ranked[0]
     if (
-        question.kind == DATE
+        (question.kind == DATE or (question.kind == PERSON and not _WHO_MAY.search(question.text)))
         and question.decides
         and not words.matching(question.relation, unit_terms(best.unit))
     ):
         # "when was the chloramine idea turned down?": the unit saying it was rejected (or
-        # decided, approved) and when leads, not one dating when it was first considered
+        # decided, approved) and when leads, not one dating when it was first considered;
+        # "who knocked back the idea?": the one saying who rejected it, not another name
         saying = [
             s
             for s in ranked[:MAX_CONTENDERS]

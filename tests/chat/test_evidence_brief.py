@@ -4302,3 +4302,22 @@ def test_a_reading_told_after_the_question_is_checked_not_asked_about():
     assert text.startswith("The seven required steps: 1. ATP swab") or re.match(
         r"^[^\[]*150 RLU", text
     ), text
+
+
+def test_who_turned_an_idea_down_is_answered_by_the_line_saying_who_rejected_it():
+    rejected = hit(1, "# Not doing: X-ray inspection on every packing line\n\n**Outcome: rejected "
+                      "on 2 October 2024** by Dr Ruth Kellerman (Technical Director).\n\n"
+                      "## The proposal\n\nThe argument for the idea was that X-ray on every "
+                      "line also finds glass and stone, and that Brightways Supermarkets was "
+                      "expected to ask for X-ray on every line in its next code of practice.\n",
+                   title="Not doing: X-ray inspection on every packing line",
+                   canonical_type="rejected", canonical_status="rejected")  # fmt: skip
+    # (a rejected approach comes in its own block of the search result)
+    brief = build_brief(
+        question=read_question(
+            "who knocked back the idea of x-ray on every line, and when was that"
+        ),
+        sources=number_sources(result([], rejected=[rejected])),
+    )
+    text = compose(brief)
+    assert text.startswith("Outcome: rejected on 2 October 2024 by Dr Ruth Kellerman"), text
