@@ -2939,6 +2939,8 @@ _OPPOSITES = tuple(
         "north northern | south southern | east eastern | west western",
         "upper | lower",
         "high highest | low lowest",
+        # the superlatives of size, said of one thing ("its greatest width" for the smallest)
+        "largest biggest greatest longest widest | smallest shortest narrowest",
         "minimum | maximum max",
         "inbound incoming | outbound outgoing",
         "internal | external",
@@ -2980,8 +2982,9 @@ def _about_another(question: Question, scored: Scored) -> bool:
     4; "Troponin I" for troponin T) and never the question's."""
     unit = scored.unit
     said = _said_around(scored)
+    typed = words.terms(question.text)  # (with what its frames set aside: "the lowest")
     for group in _OPPOSITES:
-        asked = [side for side in group if side & question.terms]
+        asked = [side for side in group if side & typed]
         if len(asked) == 1 and not asked[0] & said and any(side & said for side in group):
             return True
     stated = f"{unit.text} {unit.section} {unit.context}"

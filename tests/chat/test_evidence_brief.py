@@ -4321,3 +4321,12 @@ def test_who_turned_an_idea_down_is_answered_by_the_line_saying_who_rejected_it(
     )
     text = compose(brief)
     assert text.startswith("Outcome: rejected on 2 October 2024 by Dr Ruth Kellerman"), text
+
+
+def test_a_superlative_of_the_other_end_does_not_answer():
+    cobalt = hit(1, "# Cobalt\n\nCobalt is a hard, lustrous metal. Its Curie temperature of 1,115 °C "
+                    "is the highest of any element, which makes its alloys useful for magnets.\n",
+                 title="Cobalt")  # fmt: skip
+    assert not _brief("Which element has the lowest Curie temperature?", cobalt).answerable
+    answered = _brief("Which element has the highest Curie temperature?", cobalt)
+    assert answered.answerable and "1,115" in compose(answered)
