@@ -422,16 +422,14 @@ def slips(text: str) -> dict[str, frozenset[str]]:
     ]
     # (a four-letter word only as a compound the documents hyphenate: "xray" for X-ray)
     return {
-        word: _one_slip(word) if len(word) > 4 else _hyphened(word, 1) for word in rare[:MAX_SLIPS]
+        word: _one_slip(word) if len(word) > 4 else _hyphened(word) for word in rare[:MAX_SLIPS]
     }
 
 
-def _hyphened(word: str, shortest: int) -> frozenset[str]:
-    """The word as a compound hyphenated somewhere, each part at least `shortest` letters
-    (the second at least two): under-charged, x-ray."""
-    return frozenset(
-        f"{word[:i]}-{word[i:]}" for i in range(shortest, len(word) - 1) if len(word) - i >= 2
-    )
+def _hyphened(word: str) -> frozenset[str]:
+    """A four-letter word as a compound hyphenated somewhere, the second part at least two
+    letters: x-ray (and xr-ay)."""
+    return frozenset(f"{word[:i]}-{word[i:]}" for i in range(1, len(word) - 1))
 
 
 def _letter_added(word: str) -> set[str]:
@@ -448,10 +446,14 @@ def _one_slip(word: str) -> frozenset[str]:
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     dropped = {head + tail[1:] for head, tail in splits if tail}
     changed = {head + c + tail[1:] for head, tail in splits if tail for c in ascii_lowercase}
-    # a compound written as one word where the documents hyphenate it (under-charged)
-    hyphened = {f"{head}-{tail}" for head, tail in splits if len(head) >= 2 and len(tail) >= 3}
+    # a compound written as one word where the documents hyphenate it (under-charged, and
+    # after one letter: x-rays)
+    hyphened = {
+        f"{head}-{tail}"
+        for head, tail in splits
+        if (len(head) >= 2 and len(tail) >= 3) or len(head) == 1
+    }
     near = dropped | changed | hyphened | _letter_added(word) | _letters_swapped(word)
-    near |= {f"{word[0]}-{word[1:]}"}  # (x-rays)
     return frozenset(near - {word})
 
 

@@ -23,6 +23,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from chat.answers import history
 from chat.answers import values as vals
@@ -2933,7 +2934,8 @@ def _ranks_otherwise(question: Question, unit: Unit) -> bool:
 # Words that tell things of one kind apart: a unit saying one side of a group, and not
 # the side the question says, is about another thing ("Network Supervisor, North crews"
 # for the south crews' supervisor, the adults' critical limits for a child's)
-_OPPOSITES = tuple(
+TermSides = tuple[frozenset[str], ...]  # the sides of a group of `_OPPOSITES`
+_OPPOSITES: tuple[TermSides, ...] = tuple(
     tuple(words.terms(side) for side in group.split("|"))
     for group in (
         "north northern | south southern | east eastern | west western",
@@ -2960,9 +2962,21 @@ _DESIGNATED = re.compile(r"\b([a-z]{3,})[ -](\d{1,3}|[a-z])\b", re.I)
 _MEASURED_KINDS = frozenset({vals.DURATION, vals.QUANTITY, vals.MONEY, vals.PERCENT})
 
 
-def _designations(text: str) -> dict[str, set[str]]:
-    """The designated things a question names: for each word, its numbers or letters
-    ("tier" -> {"4"}); not a measure ("takes 4 hours") nor "a"."""
+@lru_cache(maxsize=1024)
+def _told_apart(
+    text: str,
+) -> tuple[tuple[tuple[TermSides, frozenset[str]], ...], tuple[tuple[str, frozenset[str]], ...]]:
+    """What a question says that tells a thing from others of its kind, read once per
+    question: for each group of `_OPPOSITES` it says exactly one side of, the group and that
+    side (with what its frames set aside: "the lowest"); and the things it designates, each
+    word with its numbers or letters ("tier" -> {"4"}), not a measure ("takes 4 hours") nor
+    "a"."""
+    typed = words.terms(text)
+    sides: list[tuple[TermSides, frozenset[str]]] = []
+    for group in _OPPOSITES:
+        asked = [side for side in group if side & typed]
+        if len(asked) == 1:
+            sides.append((group, asked[0]))
     measured = [(v.start, v.end) for v in vals.values_in(text) if v.kind in _MEASURED_KINDS]
     found: dict[str, set[str]] = {}
     for match in _DESIGNATED.finditer(text):
@@ -2972,7 +2986,7 @@ def _designations(text: str) -> dict[str, set[str]]:
         if any(start <= match.start(2) < end for start, end in measured):
             continue
         found.setdefault(word, set()).add(mark)
-    return found
+    return tuple(sides), tuple((word, frozenset(marks)) for word, marks in found.items())
 
 
 def _about_another(question: Question, scored: Scored) -> bool:
@@ -2980,15 +2994,15 @@ def _about_another(question: Question, scored: Scored) -> bool:
     question names: it says another side of a group of `_OPPOSITES` and not the question's
     ("North crews" for the south crews), or designates another ("Tier 1", "Tier 3" for tier
     4; "Troponin I" for troponin T) and never the question's."""
+    sides, designated = _told_apart(question.text)
+    if sides:
+        said = _said_around(scored)
+        for group, asked in sides:
+            if not asked & said and any(side & said for side in group):
+                return True
     unit = scored.unit
-    said = _said_around(scored)
-    typed = words.terms(question.text)  # (with what its frames set aside: "the lowest")
-    for group in _OPPOSITES:
-        asked = [side for side in group if side & typed]
-        if len(asked) == 1 and not asked[0] & said and any(side & said for side in group):
-            return True
     stated = f"{unit.text} {unit.section} {unit.context}"
-    for word, marks in _designations(question.text).items():
+    for word, marks in designated:
         other = {
             match.group(1)
             for match in re.finditer(rf"\b{re.escape(word)}[ -](\d{{1,3}}|[A-Z])\b", stated, re.I)

@@ -564,6 +564,11 @@ _ACTUALLY = r"actual(?:ly)?|real(?:ly)?|in fact|in practice|in the end"
 _CHECKING = re.compile(rf"\b(?:{_ACTUALLY}|true|truly|correct|right)\b", re.I)
 
 
+def _measures(text: str) -> bool:
+    """The text states a measured value (a number, span, amount or share)."""
+    return any(v.kind in values.NUMERIC_KINDS for v in values.values_in(text))
+
+
 def _claim(text: str) -> tuple[str, str, tuple[str, ...]]:
     """The question with who reported a claim left out, the claims it checks ("" when it
     reports none): sentences that report a measured value ("declan mentioned 30 days"), and
@@ -574,23 +579,19 @@ def _claim(text: str) -> tuple[str, str, tuple[str, ...]]:
     for sentence in _SENTENCES.split(text):
         reported = _REPORTED.match(sentence)
         said = sentence[reported.end() :] if reported else ""
-        if said and kept and kept[-1].rstrip().endswith("?"):
+        asked_before = bool(kept) and kept[-1].rstrip().endswith("?")
+        if said and asked_before:
             # "How many pipe volumes do we flush? Jason reckons one is plenty": the question
             # is asked; what someone reckons after it is a claim it checks, not its subject
             claims.append(said)
             continue
-        if (
-            kept
-            and kept[-1].rstrip().endswith("?")
-            and not sentence.rstrip().endswith("?")
-            and any(v.kind in values.NUMERIC_KINDS for v in values.values_in(sentence))
-        ):
+        if asked_before and not sentence.rstrip().endswith("?") and _measures(sentence):
             # "whats the ATP pass limit? coldhurst got 240 on the depositor": a reading told
             # after the question is what it checks, not what it asks about
             claims.append(sentence)
             told.append(sentence)
             continue
-        if said and any(v.kind in values.NUMERIC_KINDS for v in values.values_in(said)):
+        if said and _measures(said):
             claims.append(said)
             for value in reversed(values.values_in(said)):
                 if value.kind in values.NUMERIC_KINDS:  # the value checked, not the subject
@@ -962,7 +963,7 @@ def _against(text: str) -> tuple[str, ...]:
     if not found_words:
         return ()
     phrase = _PHRASE_END.split(text[found_words[-1].end() :], maxsplit=1)[0]
-    if any(v.kind in values.NUMERIC_KINDS for v in values.values_in(phrase)):
+    if _measures(phrase):
         return ()
     terms: list[str] = []
     for word in re.findall(r"[\w'’.-]+", phrase):
