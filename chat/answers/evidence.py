@@ -123,6 +123,9 @@ MIN_COVERAGE = 0.65  # a question that asks for a particular kind of value
 MIN_COVERAGE_OPEN = 0.4  # what / which / why / how / yes-no questions
 MIN_COVERAGE_CLOSE = 0.3
 CLOSE_MEANING = 0.7  # ...and a unit that says what is asked of a subject in other words
+# A near-miss: a unit saying what is asked, but of another thing, means the question by this
+# much more (cosine) than every unit about the thing asked, which then only share its words.
+ANOTHER_THING_MEANING = 0.15
 RELATION_SHARE = 0.3  # the verb of "who leads X" / "when did X kick in" is said other ways
 # A list is quoted whole up to this many items; other answers use at most this many units.
 MAX_LIST_ITEMS = 10
@@ -2750,7 +2753,7 @@ def _answerable(
     if question.terms and all(term[:1].isdigit() for term in question.terms) and not earlier_terms:
         return False, "the question names no subject"
     held_there = _held_there(question, ranked)
-    candidates = [
+    plausible = [
         s
         for s in ranked
         if (s.values or not question.specific)
@@ -2759,10 +2762,17 @@ def _answerable(
             or (held_there and any(vals.is_role(v) for v in s.values))
         )
         and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
-        and not _another_row_named(question, s, ranked)
+    ]
+    candidates = [
+        s
+        for s in plausible
+        if not _another_row_named(question, s, ranked)
         and not _of_a_sibling(question, s, siblings)
         and not _about_another(question, s)
     ]
+    # units that say what is asked, but of another thing (another row, side, year, ...)
+    kept_ids = {id(s) for s in candidates}
+    of_another = [s for s in plausible if id(s) not in kept_ids]
     if not candidates:
         return False, f"no source states a {question.kind} for it"
     if question.keeps:
@@ -2776,7 +2786,7 @@ def _answerable(
         # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%",
         # nor a line that names Brekken Ridge and says nothing of its availability
         asked = _asked_of_names(question)
-        candidates = [
+        kept = [
             s
             for s in candidates
             if not _of_another_year(question, asked_years, s)
@@ -2791,6 +2801,13 @@ def _answerable(
                 )
             )
         ]
+        # (of another year: "introduced in 1919" for 1930)
+        of_another += [
+            s
+            for s in candidates
+            if s not in kept and _years(s.unit.text) and not _says_year(asked_years, s)
+        ]
+        candidates = kept
         if not candidates:
             return False, "no source states it for the year asked about"
     said = _predicate(question)
@@ -2830,11 +2847,13 @@ def _answerable(
     if done and not earlier_terms:
         # "which orchestra did Dvořák conduct?": not "the orchestra ..., which was then
         # conducted by Bedřich Smetana"
+        of_another += [s for s in candidates if _done_by_another(question, done, s.unit.text)]
         candidates = [s for s in candidates if not _done_by_another(question, done, s.unit.text)]
         if not candidates:
             return False, "no source says the one the question names did it"
     if question.ranks and not earlier_terms:
         # "who translated the second part?": not "Shelton's translation of the first part"
+        of_another += [s for s in candidates if _ranks_otherwise(question, s.unit)]
         candidates = [s for s in candidates if not _ranks_otherwise(question, s.unit)]
         if not candidates:
             return False, "no source states it of the one asked about"
@@ -2871,12 +2890,28 @@ def _answerable(
             for s in candidates
         ]
     best = max(candidates, key=lambda s: (s.coverage, s.meaning))
+    if not earlier_terms and _said_of_another_instead(of_another, candidates):
+        return False, "the sources say it of another thing than the one asked about"
     if best.coverage >= (MIN_COVERAGE if question.specific else MIN_COVERAGE_OPEN):
         return True, ""
     close = max(candidates, key=lambda s: s.meaning)
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _said_of_another_instead(of_another: Sequence[Scored], candidates: Sequence[Scored]) -> bool:
+    """What the question asks is said, but of another thing ("its greatest width" for the
+    smallest, "introduced in 1919" for 1930): a unit that states it of the thing asked about
+    means what the question means about as well; one that only shares its words
+    ("Leaders of the different classifications wear coloured jerseys") does not answer."""
+    if not of_another:
+        return False
+    closest = max(of_another, key=lambda s: s.meaning)
+    return all(
+        closest.meaning - s.meaning >= ANOTHER_THING_MEANING and closest.coverage >= s.coverage
+        for s in candidates
+    )
 
 
 def _done_by(question: Question) -> frozenset[str]:

@@ -4330,3 +4330,43 @@ def test_a_superlative_of_the_other_end_does_not_answer():
     assert not _brief("Which element has the lowest Curie temperature?", cobalt).answerable
     answered = _brief("Which element has the highest Curie temperature?", cobalt)
     assert answered.answerable and "1,115" in compose(answered)
+
+
+ANDES = """# Andes
+
+The Andes are the longest continental mountain range in the world, extending for about
+7,000 kilometres along the western edge of South America. The range is between 200 and
+700 kilometres wide, reaching its greatest width in Bolivia. Between the eastern and western
+ranges of Peru and Bolivia lies the Altiplano, a high plateau.
+"""
+
+
+def _andes_meaning(texts):
+    # as the embedder finds it: the width sentence means the question, the others do not
+    return [0.83 if "width" in text else 0.5 for text in texts]
+
+
+def test_what_is_said_only_of_another_thing_is_not_answered_by_a_unit_sharing_words():
+    andes = hit(1, ANDES, title="Andes")
+    brief = _brief("In which country does the Andes range reach its smallest width?", andes,
+                   meaning=_andes_meaning)  # fmt: skip
+    assert not brief.answerable, compose(brief)
+    assert "another thing" in brief.refusal
+    answered = _brief("In which country does the Andes range reach its greatest width?", andes,
+                      meaning=_andes_meaning)  # fmt: skip
+    assert answered.answerable and "Bolivia" in compose(answered).split("[")[0]
+
+
+def test_a_year_said_of_another_event_does_not_let_a_vaguer_unit_answer():
+    tour = hit(1, "# Tour de France\n\nLeaders of the different classifications wear coloured "
+                  "jerseys. The yellow jersey of the overall leader was introduced in 1919. The "
+                  "green jersey for the points classification followed in 1953.\n",
+               title="Tour de France")  # fmt: skip
+
+    def meaning(texts):
+        return [0.73 if "introduced" in text or "followed" in text else 0.49 for text in texts]
+
+    assert not _brief("Which Tour de France jersey was introduced in 1930?", tour,
+                      meaning=meaning).answerable  # fmt: skip
+    answered = _brief("Which Tour de France jersey was introduced in 1919?", tour, meaning=meaning)
+    assert answered.answerable and "yellow" in compose(answered), compose(answered)
