@@ -1102,6 +1102,37 @@ def _moved_off(
     return left
 
 
+# The end of a thing's life, as records state it ("Sentry was switched off on ...")
+_ENDED = re.compile(
+    r"\b(?:switched off|turned off|shut down|closed down|decommissioned|retired|withdrawn|"
+    r"phased out|taken out of service)\b",
+    re.I,
+)
+
+
+def _ended(question: Question, ranked: Sequence[Scored]) -> Scored | None:
+    """For "when did the old Sentry scanner get turned off?": the best unit that names the
+    thing, says it was switched off (decommissioned, retired) and dates it, in the most
+    trusted record that says so (the one that replaced it, mostly), not the date its successor was
+    decided nor when the one before it went."""
+    if not (question.asks_end and question.kind == DATE):
+        return None
+    thing = question.terms - question.leaving  # ("aurora": of a name typed in lower case)
+    ended = [
+        s
+        for s in ranked[:MAX_CONTENDERS]
+        if s.values
+        and _ENDED.search(s.unit.text)
+        and (
+            names_in(question.names, s.unit.text)
+            if question.names
+            else bool(thing) and words.matching(thing, unit_terms(s.unit)) == thing
+        )
+    ]
+    # the most trusted says it (a bulletin's plan to switch it off is not when it went)
+    return max(ended, key=said_trust, default=None)
+
+
 def _from_chain(
     question: Question,
     lead: Scored,
@@ -2280,7 +2311,7 @@ def build_brief(
     # other stations
     siblings = _siblings(question, answering)
     pool = [s for s in pool if not _of_a_sibling(question, s, siblings)] or pool
-    pool = [s for s in pool if not _about_another(question, s)] or pool
+    pool = [s for s in pool if not about_another(question, s)] or pool
     if earlier_lead and question.refers_back:
         # "how long was it down?": "it" is what the answer before led with; its document
         # answers when it states the kind of value asked
@@ -2345,6 +2376,10 @@ def build_brief(
         newer = moved_off.newer.document_id
         reasons = _reasons_of({newer}, answering)
         lead = reasons[0] if reasons else (_best_of(newer, question, answering) or lead)
+    ended = _ended(question, answering)
+    if ended is not None:
+        # (its own date answers: not the date the record replacing it was decided)
+        lead, answerable, refusal, moved_off = ended, True, "", None
     if (in_force is not None and (not question.specific or lead.values)) or (
         moved_off is not None and moved_off.newer.since is not None
     ):
@@ -2768,7 +2803,7 @@ def _answerable(
         for s in plausible
         if not _another_row_named(question, s, ranked)
         and not _of_a_sibling(question, s, siblings)
-        and not _about_another(question, s)
+        and not about_another(question, s)
     ]
     # units that say what is asked, but of another thing (another row, side, year, ...)
     kept_ids = {id(s) for s in candidates}
@@ -2992,8 +3027,10 @@ _OPPOSITES: tuple[TermSides, ...] = tuple(
 )
 
 # A thing told from others of its kind by a number or a capital letter after a word
-# ("tier 4", "troponin T", "line 3"): lower-case in a question, capitalised in a document
-_DESIGNATED = re.compile(r"\b([a-z]{3,})[ -](\d{1,3}|[a-z])\b", re.I)
+# ("tier 4", "troponin T", "line 3", a model "NV-4.2", "the nv-4.2s"): lower-case in a
+# question, capitalised in a document
+_MARK = r"(\d{1,3}(?:\.\d{1,2})?(?=s?\b)|[a-z]\b)"
+_DESIGNATED = re.compile(rf"\b([a-z]{{2,}})[ -]{_MARK}", re.I)
 _MEASURED_KINDS = frozenset({vals.DURATION, vals.QUANTITY, vals.MONEY, vals.PERCENT})
 
 
@@ -3018,13 +3055,14 @@ def _told_apart(
         word, mark = match.group(1).lower(), match.group(2).upper()
         if word in words.STOPWORDS or mark == "A" or mark.isdigit() and len(mark) > 2:
             continue
-        if any(start <= match.start(2) < end for start, end in measured):
+        joined = text[match.end(1)] == "-"  # "nv-4.2s": a model, not 4.2 seconds
+        if not joined and any(start <= match.start(2) < end for start, end in measured):
             continue
         found.setdefault(word, set()).add(mark)
     return tuple(sides), tuple((word, frozenset(marks)) for word, marks in found.items())
 
 
-def _about_another(question: Question, scored: Scored) -> bool:
+def about_another(question: Question, scored: Scored) -> bool:
     """The unit, with its heading and lead-in, is about another thing of the kind the
     question names: it says another side of a group of `_OPPOSITES` and not the question's
     ("North crews" for the south crews), or designates another ("Tier 1", "Tier 3" for tier
@@ -3040,9 +3078,9 @@ def _about_another(question: Question, scored: Scored) -> bool:
     for word, marks in designated:
         other = {
             match.group(1)
-            for match in re.finditer(rf"\b{re.escape(word)}[ -](\d{{1,3}}|[A-Z])\b", stated, re.I)
+            for match in re.finditer(rf"\b{re.escape(word)}[ -]{_MARK}", stated, re.I)
             if match.group(0)[0].isupper()
-            and (match.group(1).isdigit() or match.group(1).isupper())
+            and (match.group(1)[0].isdigit() or match.group(1).isupper())
         }
         if other and not other & marks:
             return True

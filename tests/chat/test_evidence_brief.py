@@ -3,6 +3,7 @@ named as a disagreement, how a supersede chain is told, when a near-miss is refu
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -4370,3 +4371,40 @@ def test_a_year_said_of_another_event_does_not_let_a_vaguer_unit_answer():
                       meaning=meaning).answerable  # fmt: skip
     answered = _brief("Which Tour de France jersey was introduced in 1919?", tour, meaning=meaning)
     assert answered.answerable and "yellow" in compose(answered), compose(answered)
+
+
+def test_a_model_number_asked_is_not_answered_by_another_model_s_row():
+    from chat.answers.evidence import about_another
+
+    parts = hit(1, "# Spare parts\n\n| Part | Description | Model | Lead time (weeks) |\n"
+                   "|---|---|---|---|\n| NV-12110 | Yaw drive motor | NV-3.6 | 14 |\n",
+                title="Spare parts price list")  # fmt: skip
+    for question, another in (("lead time on a yaw drive motor for the nv-4.2s?", True),
+                              ("lead time on a yaw drive motor for the nv-3.6s?", False),
+                              ("how long does a yaw drive motor take to come?", False)):  # fmt: skip
+        brief = _brief(question, parts, refuse=False)
+        row = next(s for s in brief.ranked if "Yaw" in s.unit.text)
+        assert about_another(brief.question, row) is another, question
+
+
+def test_when_something_was_switched_off_is_the_date_a_record_says_it_went():
+    # the record that replaced it says when it was switched off; that it replaced it (and
+    # when that was decided), or a bulletin's plan to switch it off, does not answer
+    old = hit(1, "# Telemetry 2017: keep Sentry\n\nSince 2004 our remote sites had been watched "
+                 "by Sentry, a scanner program written in-house.\n",
+              title="Telemetry 2017: keep Sentry", canonical_type="decision",
+              canonical_status="superseded", document_id=11)  # fmt: skip
+    new = hit(2, "# Telemetry 2021: Aquanet 6\n\nWe move from Sentry to Aquanet 6 in three "
+                 "waves.\n\n## Migration\n\nThe migration finished in October 2022 and Sentry "
+                 "was switched off on 4 November 2022.\n",
+              title="Telemetry 2021: Aquanet 6", canonical_type="decision",
+              canonical_status="accepted", document_id=12)  # fmt: skip
+    bulletin = hit(3, "# Staff bulletin\n\nWhat is planned: Sentry switched off at the end of "
+                      "March 2022.\n", title="Staff bulletin", document_id=13)  # fmt: skip
+    link = supersede_link((11, "Telemetry 2017: keep Sentry", None),
+                          (12, "Telemetry 2021: Aquanet 6", dt.date(2021, 3, 3)))  # fmt: skip
+    for question in ("when did the old sentry scanner finally get turned off",
+                     "when did we stop using Sentry?"):  # fmt: skip
+        text = compose(_brief(question, bulletin, old, new, links=[link]))
+        assert text.startswith("The migration finished in October 2022 and Sentry was switched "
+                               "off on 4 November 2022"), text  # fmt: skip
