@@ -3023,6 +3023,11 @@ _OPPOSITES: tuple[TermSides, ...] = tuple(
         "manual manually | automatic automatically",
         "domestic | international",
         "public | private",
+        "double doubles doubled doubling | halve halves halved halving",
+        "begin began begun beginning start started | end ended ending finish finished",
+        "born birth | died death",
+        "import imports imported | export exports exported",
+        "increase increased rise rose | decrease decreased fall fell",
     )
 )
 

@@ -4408,3 +4408,23 @@ def test_when_something_was_switched_off_is_the_date_a_record_says_it_went():
         text = compose(_brief(question, bulletin, old, new, links=[link]))
         assert text.startswith("The migration finished in October 2022 and Sentry was switched "
                                "off on 4 November 2022"), text  # fmt: skip
+
+
+def test_the_other_of_a_pair_of_opposite_verbs_does_not_answer():
+    rock = hit(1, "# Moore's law\n\nRock's law, named after the investor Arthur Rock, states that "
+                  "the cost of a chip factory doubles every four years.\n",
+               title="Moore's law")  # fmt: skip
+
+    # (as close in meaning as the embedder finds them)
+    def close(texts):
+        return [0.8 for _ in texts]
+
+    assert not _brief("How often does the cost of a chip factory halve according to Rock's law?",
+                      rock, meaning=close).answerable  # fmt: skip
+    answered = _brief("How often does the cost of a chip factory double according to Rock's law?",
+                      rock, refuse=False)  # fmt: skip
+    assert "four years" in compose(answered)
+    strassmann = hit(1, "# Fritz Strassmann\n\nFritz Strassmann was a German chemist. He died in "
+                        "1980 in Hanover.\n", title="Fritz Strassmann")  # fmt: skip
+    assert not _brief("When was Fritz Strassmann born?", strassmann, meaning=close).answerable
+    assert "1980" in compose(_brief("When did Fritz Strassmann die?", strassmann))
