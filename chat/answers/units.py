@@ -515,7 +515,12 @@ def split_units(
     first_line = text.lstrip().split("\n", 1)[0]
     if units and units[0].kind == "sentence" and _opens_mid_text(first_line, continues):
         units.pop(0)
-    if units and not text.endswith("\n") and not re.search(r"[.!?:;)\]`|*]\s*$", text):
+    if (
+        units
+        and not text.endswith("\n")
+        and not re.search(r"[.!?:;)\]`|*]\s*$", text)
+        and not _dropped_fragment(text, units[-1])
+    ):
         last = units.pop()
         whole = _complete_clauses(last.text)
         if whole:
@@ -557,6 +562,13 @@ def _opens_mid_text(first_line: str, continues: bool) -> bool:
     head = _SENTENCE_END.split(first_line, 1)[0]
     unbalanced = head.count(")") > head.count("(") or head.count("`") % 2 == 1
     return continues and unbalanced
+
+
+def _dropped_fragment(text: str, last: Unit) -> bool:
+    """The chunk's cut-off end is not the last unit's: it was too short to be a unit ("5.
+    Anything that"), and the unit before it is whole."""
+    tail = re.findall(r"\w+", text.rstrip().rpartition("\n")[2])
+    return not tail or re.findall(r"\w+", last.text)[-1:] != tail[-1:]
 
 
 def _complete_clauses(text: str) -> str:

@@ -251,6 +251,21 @@ def test_a_unit_cut_off_by_the_chunk_end_is_never_quoted_half():
     assert kept == ["Revoke with --immediate; revocation reaches all pods within 30 s"]
 
 
+def test_a_whole_item_before_a_cut_off_fragment_is_quoted_whole():
+    # the window stops two words into the next item: the item before it is whole, and its
+    # 5 minutes are what "how long does it have to sit on the fittings?" asks
+    text = ("# During the repair\n\n1. Keep the main under slight pressure.\n2. Spray the "
+            "inside of every new pipe and fitting, and the cut ends of the existing main, with "
+            "the solution and leave it for at least 5 minutes before fitting.\n3. Anything that ")  # fmt: skip
+    texts = [u.text for u in split_units(text)]
+    assert texts[-1].endswith("leave it for at least 5 minutes before fitting."), texts
+    # a paragraph cut in a clause is still quoted up to its last whole clause
+    cut = "## During\n\nSpray the inside of every new pipe, and the cut ends of the existing main, with the"
+    assert [u.text for u in split_units(cut)] == [
+        "Spray the inside of every new pipe, and the cut ends of the existing main"
+    ]
+
+
 def test_a_leading_sentence_fragment_of_a_continuing_chunk_is_dropped():
     text = "WEBHOOK_EXHAUSTED`) and the merchant gets an email.\n\nThe endpoint is then disabled."
     assert [u.text for u in split_units(text, continues=True)] == ["The endpoint is then disabled."]
