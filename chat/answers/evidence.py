@@ -2260,6 +2260,18 @@ def build_brief(
     scored.sort(key=lambda s: (-s.score, s.source.n, s.unit.position))
     if meaning is not None and meaning_units > 0:
         shortlist = scored[:meaning_units]
+        rest = scored[meaning_units:]
+        # the unit stating most of the question, with a value of the kind it asks for, is
+        # judged too, wherever its score puts it
+        most = max(rest, key=lambda s: s.coverage, default=None)
+        if (
+            most is not None
+            and most.values
+            and question.specific
+            and most.coverage > max(s.coverage for s in shortlist)
+        ):
+            shortlist = [*shortlist, most]
+            rest = [s for s in rest if s is not most]
         # the section heading says what a unit is about ("Decision", "Retention")
         cosines = meaning(
             [
@@ -2270,7 +2282,7 @@ def build_brief(
         if cosines is not None:
             floor = min(cosines, default=0.0)
             scored = [with_meaning(s, c) for s, c in zip(shortlist, cosines, strict=True)] + [
-                with_meaning(s, floor) for s in scored[meaning_units:]
+                with_meaning(s, floor) for s in rest
             ]
             scored.sort(key=lambda s: (-s.score, s.source.n, s.unit.position))
     ranked = tuple(scored)

@@ -4428,3 +4428,53 @@ def test_the_other_of_a_pair_of_opposite_verbs_does_not_answer():
                         "1980 in Hanover.\n", title="Fritz Strassmann")  # fmt: skip
     assert not _brief("When was Fritz Strassmann born?", strassmann, meaning=close).answerable
     assert "1980" in compose(_brief("When did Fritz Strassmann die?", strassmann))
+
+
+def test_atm_typed_in_lower_case_is_at_the_moment():
+    asked = read_question("how much do i get paid for a weekday standby atm")
+    assert asked.asks_current and "atm" not in asked.terms
+    machine = read_question("where is the nearest ATM?")
+    assert "atm" in machine.terms and not machine.asks_current
+
+
+API_SUNSET = """## 3. Deprecation and sunset
+
+- Minimum **12 months** between deprecation announcement and sunset for a major version; **6 months** for individual endpoints or fields within a major.
+- Deprecated endpoints return headers:
+  ```
+  Deprecation: @1704067200
+  ```
+- Every Monday, `api-usage-report` emails the Customer Success team a list of tenants still calling deprecated endpoints in the last 7 days.
+- After sunset, calls return HTTP 410 Gone with GW-4100 API_VERSION_SUNSET for 90 days, then 404.
+
+## 4. Major version in the URL path
+
+- Webhook payloads carry `"api_version": "2"` and are delivered in the major version the merchant configured for that endpoint.
+"""
+
+
+def test_the_unit_stating_most_of_the_question_is_always_judged_for_meaning():
+    judged = []
+
+    def meaning(texts):
+        judged.extend(texts)
+        return [0.7 for _ in texts]
+
+    versioning = hit(1, API_SUNSET, title="API versioning")
+    brief = _brief("What is the minimum notice between deprecating and sunsetting a major API "
+                   "version?", versioning, meaning=meaning, meaning_units=2)  # fmt: skip
+    assert any("Minimum 12 months" in t for t in judged), judged
+    minimum = next(s for s in brief.ranked if "Minimum 12 months" in s.unit.text)
+    assert minimum.meaning == 0.7
+
+
+def test_chat_spellings_of_short_words_are_those_words_not_letters():
+    assert "r" not in read_question("what r we paying per yr for the hosted historian").terms
+    assert "n" not in read_question("how do i mix up the swab n spray stuff").terms
+    assert (
+        read_question("what r we paying for the historian?").kind
+        == read_question("what are we paying for the historian?").kind
+    )
+    # a capital R, a unit's letters and a week commencing keep theirs
+    assert "r" in read_question("what is R used for here?").terms
+    assert {"w", "c"} <= read_question("who is on call w/c 11 may").terms
