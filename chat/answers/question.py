@@ -1188,6 +1188,16 @@ _FOR_IDIOMS = frozenset(
 )
 
 
+# "when they left Framheim for the pole", "headed for Oslo": where a journey goes, not a
+# narrowing of what is asked
+_JOURNEY_BEFORE = re.compile(
+    r"\b(?:left|leaves?|leaving|set (?:out|off|sail)|head(?:s|ed|ing)?|bound|sail(?:s|ed|ing)?|"
+    r"depart(?:s|ed|ing)?|flew|fl(?:y|ies|ying)|travel(?:s|led|ed|ling|ing)?|went|return(?:s|ed|ing)?)"
+    r"\b(?:\s+[\w'’-]+){0,3}\s*$",
+    re.I,
+)
+
+
 def _restricted_to(text: str) -> tuple[frozenset[str], ...]:
     """What each "for" phrase naming a thing narrows the question to: its words, up to the
     first stop word, less the commonest English words."""
@@ -1198,6 +1208,8 @@ def _restricted_to(text: str) -> tuple[frozenset[str], ...]:
             continue  # "kept for half a year": the value asked about, not what it is about
         if match.group(1).split()[0].lower().endswith("ing"):
             continue  # "for climbing a turbine", "for working nights": what is done, said many ways
+        if _JOURNEY_BEFORE.search(text[: match.start()]):
+            continue
         phrase = []
         for word in match.group(1).split():
             if word.lower() in words.STOPWORDS or word.lower() in _FOR_IDIOMS:

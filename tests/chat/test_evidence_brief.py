@@ -4478,3 +4478,11 @@ def test_chat_spellings_of_short_words_are_those_words_not_letters():
     # a capital R, a unit's letters and a week commencing keep theirs
     assert "r" in read_question("what is R used for here?").terms
     assert {"w", "c"} <= read_question("who is on call w/c 11 may").terms
+
+
+def test_where_a_journey_is_for_is_its_destination_not_a_narrowing():
+    asked = read_question(
+        "how many dogs did amundsen's party take when they left framheim for the pole"
+    )
+    assert asked.restricted_to == (), asked.restricted_to
+    assert read_question("whats the critical potassium limit for children").restricted_to
