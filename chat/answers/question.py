@@ -886,7 +886,8 @@ REQUEST_WORDS = frozenset(
         "need needs get gets got want wants use used using sorted exactly actually really please "
         "know tell find give make happen happens say says supposed meant allowed able "
         "ok okay fine right correct true "
-        "roughly approximately approx basically finally"  # hedges: how sure, not what of
+        "roughly approximately approx basically finally "  # hedges: how sure, not what of
+        "stuff thing things guys folks lads"  # placeholders: they name no subject
     )
 )
 

@@ -4486,3 +4486,9 @@ def test_where_a_journey_is_for_is_its_destination_not_a_narrowing():
     )
     assert asked.restricted_to == (), asked.restricted_to
     assert read_question("whats the critical potassium limit for children").restricted_to
+
+
+def test_placeholder_nouns_name_no_subject():
+    assert not {"guy", "guys"} & read_question("can the roc guys work from home on nights?").terms
+    assert "stuff" not in read_question("how do i mix up the swab n spray stuff").terms
+    assert "spray" in read_question("how do i mix up the swab n spray stuff").terms
