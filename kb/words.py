@@ -500,10 +500,8 @@ def written_as_names(text: str, documents: Iterable[str]) -> tuple[str, ...]:
         for word in dict.fromkeys(re.findall(r"(?<![\w'’-])[a-z]{3,}(?![\w-])", text))
         if word not in STOPWORDS and _zipf(word) < NAME_RARE
     ]
-    if not asked:
-        return ()
     said = [fold(doc) for doc in documents]
-    found = []
+    found: list[str] = []
     for word in asked:
         pattern = re.compile(rf"(?<![\w-]){word}(?![\w-])", re.IGNORECASE)
         written = [(doc, m) for doc in said for m in pattern.finditer(doc)]
@@ -514,7 +512,42 @@ def written_as_names(text: str, documents: Iterable[str]) -> tuple[str, ...]:
         )
         if written and len(named) == len(written) and inside and not named[0].isupper():
             found.append(named[0] + _name_goes_on(text, word, named[0], said))
-    return tuple(found)
+    return tuple(found) + _names_of_common_words(text, said, found)
+
+
+def _names_of_common_words(
+    text: str, documents: Sequence[str], found: list[str]
+) -> tuple[str, ...]:
+    """Two or three common words typed in lower case that the documents write only as one
+    name, every word capitalised, at least once inside a sentence ("sydney harbour bridge":
+    "Sydney Harbour Bridge", "harbour wall": "Harbour Wall"); not words a name found already
+    holds."""
+    typed = re.findall(r"(?<![\w'’-])[a-z]{3,}(?![\w'’-])", text)
+    taken = {word.lower() for name in found for word in name.split()}
+    names: list[str] = []
+    start = 0
+    while start < len(typed) - 1:
+        for size in (3, 2):
+            run = typed[start : start + size]
+            if len(run) < size or any(w in STOPWORDS or w in taken for w in run):
+                continue
+            spaced = r"\s+".join(run)
+            if not re.search(rf"(?<![\w'’-]){spaced}(?![\w'’-])", text):
+                continue  # (not next to each other in the question)
+            phrase = re.compile(rf"(?<![\w-]){spaced}(?![\w-])", re.IGNORECASE)
+            written = [(doc, m) for doc in documents for m in phrase.finditer(doc)]
+            forms = [m.group(0) for _, m in written]
+            if (
+                written
+                and all(all(w[:1].isupper() and not w.isupper() for w in f.split()) for f in forms)
+                and any(_MID_SENTENCE.search(doc[: m.start()][-40:]) for doc, m in written)
+            ):
+                names.append(" ".join(forms[0].split()))
+                start += size
+                break
+        else:
+            start += 1
+    return tuple(names)
 
 
 def _name_goes_on(text: str, word: str, name: str, documents: Sequence[str]) -> str:

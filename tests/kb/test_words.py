@@ -190,3 +190,17 @@ def test_an_acronym_is_defined_by_the_words_its_letters_begin():
         "CCP": "critical control points",
         "FSA": "Food Standards Agency",
     }
+
+
+def test_common_words_the_documents_write_only_as_one_name_are_that_name():
+    bridge = ["Sydney Opera House is in Sydney Harbour, close to the Sydney Harbour Bridge."]
+    assert words.written_as_names("who designed the sydney harbour bridge", bridge) == (
+        "Sydney Harbour Bridge",
+    )
+    station = ["Trips: Quay Street had 23 rag trips, Harbour Wall only 4."]
+    assert words.written_as_names("rag trips at harbour wall in 2025", station) == ("Harbour Wall",)
+    # a phrase the documents also write in lower case, or capitalise only to open a heading
+    # or sentence, stays words
+    lift = ["The service lift is used. Service Lift rules", "Service Lift"]
+    assert words.written_as_names("what is the service lift limit", lift) == ()
+    assert words.written_as_names("the opera house", ["Opera House tours begin."]) == ()
