@@ -2810,16 +2810,17 @@ def _answerable(
         )
         and not asks(s.unit)  # "Should haulage be medium risk?" does not say it is
     ]
-    candidates = [
-        s
-        for s in plausible
-        if not _another_row_named(question, s, ranked)
-        and not _of_a_sibling(question, s, siblings)
-        and not about_another(question, s)
-    ]
     # units that say what is asked, but of another thing (another row, side, year, ...)
-    kept_ids = {id(s) for s in candidates}
-    of_another = [s for s in plausible if id(s) not in kept_ids]
+    of_another: list[Scored] = []
+    candidates = _set_aside(
+        plausible,
+        lambda s: (
+            _another_row_named(question, s, ranked)
+            or _of_a_sibling(question, s, siblings)
+            or about_another(question, s)
+        ),
+        of_another,
+    )
     if not candidates:
         return False, f"no source states a {question.kind} for it"
     if question.keeps:
@@ -2849,10 +2850,11 @@ def _answerable(
             )
         ]
         # (of another year: "introduced in 1919" for 1930)
+        kept_ids = {id(s) for s in kept}
         of_another += [
             s
             for s in candidates
-            if s not in kept and _years(s.unit.text) and not _says_year(asked_years, s)
+            if id(s) not in kept_ids and _years(s.unit.text) and not _says_year(asked_years, s)
         ]
         candidates = kept
         if not candidates:
@@ -2894,14 +2896,16 @@ def _answerable(
     if done and not earlier_terms:
         # "which orchestra did Dvořák conduct?": not "the orchestra ..., which was then
         # conducted by Bedřich Smetana"
-        of_another += [s for s in candidates if _done_by_another(question, done, s.unit.text)]
-        candidates = [s for s in candidates if not _done_by_another(question, done, s.unit.text)]
+        candidates = _set_aside(
+            candidates, lambda s: _done_by_another(question, done, s.unit.text), of_another
+        )
         if not candidates:
             return False, "no source says the one the question names did it"
     if question.ranks and not earlier_terms:
         # "who translated the second part?": not "Shelton's translation of the first part"
-        of_another += [s for s in candidates if _ranks_otherwise(question, s.unit)]
-        candidates = [s for s in candidates if not _ranks_otherwise(question, s.unit)]
+        candidates = _set_aside(
+            candidates, lambda s: _ranks_otherwise(question, s.unit), of_another
+        )
         if not candidates:
             return False, "no source states it of the one asked about"
     if question.negated and not earlier_terms:
@@ -2945,6 +2949,16 @@ def _answerable(
     if close.coverage >= MIN_COVERAGE_CLOSE and close.meaning >= CLOSE_MEANING:
         return True, ""
     return False, "no source states what the question asks about its subject"
+
+
+def _set_aside(
+    units: Sequence[Scored], of_another: Callable[[Scored], bool], aside: list[Scored]
+) -> list[Scored]:
+    """The units not said of another thing; those that are go to `aside`."""
+    kept: list[Scored] = []
+    for s in units:
+        (aside if of_another(s) else kept).append(s)
+    return kept
 
 
 def _said_of_another_instead(of_another: Sequence[Scored], candidates: Sequence[Scored]) -> bool:
