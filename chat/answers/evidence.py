@@ -1115,9 +1115,11 @@ def _ended(question: Question, ranked: Sequence[Scored]) -> Scored | None:
     thing, says it was switched off (decommissioned, retired) and dates it, in the most
     trusted record that says so (the one that replaced it, mostly), not the date its successor was
     decided nor when the one before it went."""
-    if not (question.asks_end and question.kind == DATE):
+    said = _ENDED.search(question.text)  # ("when was X switched off?" asks no more)
+    if question.kind != DATE or not (question.asks_end or said):
         return None
-    thing = question.terms - question.leaving  # ("aurora": of a name typed in lower case)
+    # ("aurora": a name typed in lower case is the words left)
+    thing = question.terms - question.leaving - (words.terms(said.group(0)) if said else set())
     ended = [
         s
         for s in ranked[:MAX_CONTENDERS]

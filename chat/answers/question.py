@@ -154,7 +154,6 @@ _ORDER = re.compile(r"\b(?:(before|prior to|earlier than|ahead of)|(after|later 
 # Leaving something behind: "when did we move off X / stop using X / retire X?"
 _LEAVING = re.compile(
     r"\b(?:mov(?:e|ed|ing) (?:off|away from)|switch(?:ed)? (?:off|away )?from|"
-    r"(?:switch|turn)(?:ed)? off|shut (?:down|off)|"
     r"stop(?:ped)? using|drop(?:ped)?|ditch(?:ed)?|leave|left|retire[ds]?|replace[ds]?|"
     r"abandon(?:ed)?|decommission(?:ed)?|phase[ds]? out|(?:get|got) rid of|(?:give|gave) up|"
     r"change[ds]?)\b",

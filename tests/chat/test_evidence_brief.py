@@ -4492,3 +4492,11 @@ def test_placeholder_nouns_name_no_subject():
     assert not {"guy", "guys"} & read_question("can the roc guys work from home on nights?").terms
     assert "stuff" not in read_question("how do i mix up the swab n spray stuff").terms
     assert "spray" in read_question("how do i mix up the swab n spray stuff").terms
+
+
+def test_shutting_something_down_in_a_procedure_leaves_nothing_behind():
+    # "switched off" asks when a thing's life ended only in a question asking when; in a
+    # how-to or what-if it is a step, and the question leaves nothing behind
+    for question in ("how do i shut down a turbine for a blade inspection?",
+                     "what happens if the dosing pump is switched off?"):  # fmt: skip
+        assert read_question(question).leaving == frozenset(), question
