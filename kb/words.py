@@ -395,12 +395,20 @@ def _meant(word: str) -> str:
     return best if commoner else word
 
 
+# Chat spellings of short words, typed in lower case on their own ("r we still on X?", "swab
+# n spray"): not the letters R, U or N
+_CHAT_SPELLED = {"r": "are", "u": "you", "ur": "your", "n": "and"}
+_CHAT_SPELLING = re.compile(r"(?<![\w'’/.&-])(?:ur|r|u|n)(?![\w'’/.&-])")
+
+
 def respelled(text: str) -> str:
     """The text with its slips of typing put right: a lower-case word of four letters or more
     one dropped or swapped letter from a far commoner English word ("actualy", "limt",
     "wich"). Names, codes and short words stay as typed ("aster", "tracto", "epr"); so does
-    a word that is only a little rarer than its neighbour."""
-    return _LOWER_WORD.sub(lambda m: _meant(m.group(0)), text)
+    a word that is only a little rarer than its neighbour. Chat spellings of short words
+    typed alone in lower case are those words ("r" are, "u" you, "ur" your, "n" and)."""
+    slips_put_right = _LOWER_WORD.sub(lambda m: _meant(m.group(0)), text)
+    return _CHAT_SPELLING.sub(lambda m: _CHAT_SPELLED[m.group(0)], slips_put_right)
 
 
 TYPO_RARE = 3.0  # a word rarer than this may be a slip (misspellings reach 2.9: "recieve" 2.75)
@@ -409,9 +417,10 @@ _SLIP_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}(?![\w'’-])")
 
 
 def slips(text: str) -> dict[str, frozenset[str]]:
-    """The lower-case words of `text` (five letters or more) rare in English, each with the
-    words one slip of typing away: a letter dropped, added or changed, two swapped
-    ("tolerence": tolerance), or a hyphen left out ("undercharged": under-charged). Which of
+    """The lower-case words of `text` (four letters or more; a four-letter one only as a
+    compound left unhyphenated) rare in English, each with the words one slip of typing
+    away: a letter dropped, added or changed, two swapped ("tolerence": tolerance), or a
+    hyphen left out ("undercharged": under-charged, "xray": x-ray). Which of
     those was meant is for the documents to say (`respelled_from`): English alone cannot
     tell a slip from a rare word. The first MAX_SLIPS only: each costs a few hundred
     look-ups, and a question is no list of rare words."""
@@ -490,6 +499,11 @@ NAME_RARE = 3.5  # a word the documents write as a name is rarer in English than
 _MID_SENTENCE = re.compile(r"[a-z0-9,;]\s+$")
 
 
+def _inside_sentence(document: str, start: int) -> bool:
+    """The words at `start` come after others of their sentence, not opening it or a title."""
+    return bool(_MID_SENTENCE.search(document[:start][-40:]))
+
+
 def written_as_names(text: str, documents: Iterable[str]) -> tuple[str, ...]:
     """The lower-case words of `text` the documents write only as a name ("brekken" where
     they say "Brekken Ridge"), as they write them: capitalised, at least once inside a
@@ -507,8 +521,7 @@ def written_as_names(text: str, documents: Iterable[str]) -> tuple[str, ...]:
         written = [(doc, m) for doc in said for m in pattern.finditer(doc)]
         named = [doc[m.start() : m.end()] for doc, m in written if doc[m.start()].isupper()]
         inside = any(
-            doc[m.start()].isupper() and _MID_SENTENCE.search(doc[: m.start()][-40:])
-            for doc, m in written
+            doc[m.start()].isupper() and _inside_sentence(doc, m.start()) for doc, m in written
         )
         if written and len(named) == len(written) and inside and not named[0].isupper():
             found.append(named[0] + _name_goes_on(text, word, named[0], said))
@@ -540,7 +553,7 @@ def _names_of_common_words(
             if (
                 written
                 and all(all(w[:1].isupper() and not w.isupper() for w in f.split()) for f in forms)
-                and any(_MID_SENTENCE.search(doc[: m.start()][-40:]) for doc, m in written)
+                and any(_inside_sentence(doc, m.start()) for doc, m in written)
             ):
                 names.append(" ".join(forms[0].split()))
                 start += size

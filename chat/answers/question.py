@@ -999,11 +999,6 @@ def _target_and_actual(kind: str, asked: str) -> tuple[str, ...]:
     return tuple(terms)
 
 
-# Chat spellings of short words, typed in lower case on their own ("r we still on X?", "swab
-# n spray"): not the letters R, U or N
-_CHAT_SPELLED = {"r": "are", "u": "you", "ur": "your", "n": "and"}
-_CHAT_SPELLING = re.compile(r"(?<![\w'’/.&-])(?:ur|r|u|n)(?![\w'’/.&-])")
-
 # values a question states to narrow its case (a plain number is too common to tell by)
 _STATED_KINDS = frozenset({values.DURATION, values.MONEY, values.QUANTITY, values.PERCENT})
 
@@ -1011,9 +1006,8 @@ _STATED_KINDS = frozenset({values.DURATION, values.MONEY, values.QUANTITY, value
 def read_question(text: str) -> Question:
     """The reading of one question (a follow-up is read on its own; the conversation adds
     its previous subject elsewhere)."""
-    text = words.respelled(" ".join(text.split()))  # "actualy": actually
+    text = words.respelled(" ".join(text.split()))  # "actualy": actually; "r": are
     text = _CONTRACTIONS.sub(lambda m: f"{m.group(1)} is", text)
-    text = _CHAT_SPELLING.sub(lambda m: _CHAT_SPELLED[m.group(0)], text)
     asked = _asked_clause(text)  # what the question's own words ask (its kind, its verb)
     # two questions joined by "and": a first asking who, where, when or why says what kind
     # of thing is asked for, the second what else is ("who do i ring and how fast does it
