@@ -3056,6 +3056,16 @@ _OPPOSITES: tuple[TermSides, ...] = tuple(
         "born birth | died death",
         "import imports imported | export exports exported",
         "increase increased rise rose | decrease decreased fall fell",
+        # the two ends of a scale, said as superlatives ("voted the best" for the worst)
+        "best | worst",
+        "hottest warmest | coldest",
+        "wettest | driest",
+        "deepest | shallowest",
+        "heaviest | lightest",
+        "fastest quickest | slowest",
+        "oldest | youngest newest",
+        "strongest | weakest",
+        "richest | poorest",
     )
 )
 

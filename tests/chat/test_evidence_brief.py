@@ -4500,3 +4500,30 @@ def test_shutting_something_down_in_a_procedure_leaves_nothing_behind():
     for question in ("how do i shut down a turbine for a blade inspection?",
                      "what happens if the dosing pump is switched off?"):  # fmt: skip
         assert read_question(question).leaving == frozenset(), question
+
+
+def test_the_other_end_of_a_superlative_does_not_answer():
+    poll = hit(1, "# Don Quixote\n\nIn a 2002 poll of 100 writers organised by the Norwegian Book "
+                  "Clubs it was voted the best literary work ever written.\n",
+               title="Don Quixote")  # fmt: skip
+
+    # (as close in meaning as the embedder finds them)
+    def close(texts):
+        return [0.8 for _ in texts]
+
+    assert not _brief("In the 2002 Norwegian Book Clubs poll, which book was voted the worst "
+                      "literary work ever written?", poll, meaning=close).answerable  # fmt: skip
+    assert "best literary work" in compose(
+        _brief(
+            "In the 2002 Norwegian Book Clubs poll, which book was voted the best literary "
+            "work ever written?",
+            poll,
+            refuse=False,
+        )  # fmt: skip
+    )
+    climate = hit(1, "# Lake Baikal\n\nThe coldest month at the lake is January, with an average "
+                     "of -19 °C.\n", title="Lake Baikal")  # fmt: skip
+    assert not _brief(
+        "Which is the hottest month at Lake Baikal?", climate, meaning=close
+    ).answerable
+    assert "January" in compose(_brief("Which is the coldest month at Lake Baikal?", climate))
