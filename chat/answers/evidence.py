@@ -3039,9 +3039,9 @@ _OPPOSITES: tuple[TermSides, ...] = tuple(
         "north northern | south southern | east eastern | west western",
         "upper | lower",
         "high highest | low lowest",
-        # the superlatives of size, said of one thing ("its greatest width" for the smallest)
-        "largest biggest greatest longest widest | smallest shortest narrowest",
-        "minimum | maximum max",
+        # the superlatives of size, said of one thing ("its greatest width" for the smallest),
+        # and the bounds they set ("maximum 8 hours" is not the shortest window)
+        "largest biggest greatest longest widest maximum max | smallest shortest narrowest minimum",
         "inbound incoming | outbound outgoing",
         "internal | external",
         "weekday weekdays | weekend weekends",
@@ -3064,6 +3064,7 @@ _OPPOSITES: tuple[TermSides, ...] = tuple(
         "heaviest | lightest",
         "fastest quickest | slowest",
         "oldest | youngest newest",
+        "closest nearest | farthest furthest",
         "strongest | weakest",
         "richest | poorest",
     )

@@ -4527,3 +4527,30 @@ def test_the_other_end_of_a_superlative_does_not_answer():
         "Which is the hottest month at Lake Baikal?", climate, meaning=close
     ).answerable
     assert "January" in compose(_brief("Which is the coldest month at Lake Baikal?", climate))
+
+
+def test_a_bound_is_one_end_of_a_scale_like_a_superlative():
+    pam = hit(1, "# Remote access for suppliers\n\nSuppliers get a named account on the PAM jump "
+                 "host, enabled for the agreed time window only (maximum 8 hours), and an "
+                 "engineer approves each session.\n", title="Remote access for suppliers")  # fmt: skip
+
+    # (as close in meaning as the embedder finds them)
+    def close(texts):
+        return [0.8 for _ in texts]
+
+    assert not _brief("whats the shortest window a supplier can be given on the pam jump host",
+                      pam, meaning=close).answerable  # fmt: skip
+    assert "8 hours" in compose(
+        _brief("whats the longest window a supplier can be given on the pam jump host", pam)
+    )
+    rosetta = hit(1, "# Rosetta\n\nRosetta accompanied the comet through its closest approach to "
+                     "the Sun in August 2015.\n", title="Rosetta")  # fmt: skip
+    assert not _brief("In which month did Rosetta accompany the comet through its farthest point "
+                      "from the Sun?", rosetta, meaning=close).answerable  # fmt: skip
+    assert "August 2015" in compose(
+        _brief(
+            "In which month did Rosetta accompany the comet through its closest approach to "
+            "the Sun?",
+            rosetta,
+        )  # fmt: skip
+    )
