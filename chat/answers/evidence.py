@@ -2921,7 +2921,7 @@ def _answerable(
         candidates = [s for s in candidates if _states_restriction(question, s)]
         if not candidates:
             return False, "no source states it for what the question narrows it to"
-    if question.specific and question.names:
+    if question.specific:
         # "how many moons of Neptune?": not the moons the sentence says of Uranus
         candidates = [
             s

@@ -103,6 +103,8 @@ _QUANTITY_NOUNS = re.compile(
     r"|%",  # "what availability %": a percentage
     re.I,
 )
+# The temperatures named as points ("the melting point of rhenium" asks for so many degrees)
+_TEMPERATURE_POINTS = re.compile(r"\b(?:melting|boiling|freezing|dew|flash)\s+points?\b", re.I)
 _DURATION_NOUNS = re.compile(
     r"\b(?:duration|retention|window|deadline|lifetime|rto|rpo|half-life|period|interval|"
     r"uptime|downtime|runtime|turnaround|life)\b",
@@ -485,7 +487,9 @@ def _kind(text: str) -> str:
         " ".join(named)
     ):
         return DURATION
-    if any(_QUANTITY_NOUNS.fullmatch(token) for token in named):
+    if any(_QUANTITY_NOUNS.fullmatch(token) for token in named) or _TEMPERATURE_POINTS.search(
+        " ".join(named)
+    ):
         return NUMBER
     if _WHICH_Q.match(text):
         return WHICH

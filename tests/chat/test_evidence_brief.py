@@ -4554,3 +4554,12 @@ def test_a_bound_is_one_end_of_a_scale_like_a_superlative():
             rosetta,
         )  # fmt: skip
     )
+
+
+def test_a_melting_point_is_a_value_said_of_one_thing():
+    tungsten = hit(1, "# Tungsten\n\nTungsten is a chemical element. It is a hard, grey "
+                      "transition metal with the highest melting point of all the elements, "
+                      "3,422 °C, followed among the metals by rhenium.\n", title="Tungsten")  # fmt: skip
+    assert read_question("What is the melting point of rhenium?").specific
+    assert not _brief("What is the melting point of rhenium?", tungsten).answerable
+    assert "3,422" in compose(_brief("What is the melting point of tungsten?", tungsten))
