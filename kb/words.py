@@ -396,9 +396,9 @@ def _meant(word: str) -> str:
 
 
 # Chat spellings of short words, typed in lower case on their own ("r we still on X?", "swab
-# n spray"): not the letters R, U or N
-_CHAT_SPELLED = {"r": "are", "u": "you", "ur": "your", "n": "and"}
-_CHAT_SPELLING = re.compile(r"(?<![\w'’/.&-])(?:ur|r|u|n)(?![\w'’/.&-])")
+# n spray", "per yr"): not the letters R, U or N
+_CHAT_SPELLED = {"r": "are", "u": "you", "ur": "your", "n": "and", "yr": "year", "yrs": "years"}
+_CHAT_SPELLING = re.compile(r"(?<![\w'’/.&-])(?:yrs|yr|ur|r|u|n)(?![\w'’/.&-])")
 
 
 def respelled(text: str) -> str:
@@ -406,7 +406,8 @@ def respelled(text: str) -> str:
     one dropped or swapped letter from a far commoner English word ("actualy", "limt",
     "wich"). Names, codes and short words stay as typed ("aster", "tracto", "epr"); so does
     a word that is only a little rarer than its neighbour. Chat spellings of short words
-    typed alone in lower case are those words ("r" are, "u" you, "ur" your, "n" and)."""
+    typed alone in lower case are those words ("r" are, "u" you, "ur" your, "n" and, "yr"
+    year)."""
     slips_put_right = _LOWER_WORD.sub(lambda m: _meant(m.group(0)), text)
     return _CHAT_SPELLING.sub(lambda m: _CHAT_SPELLED[m.group(0)], slips_put_right)
 

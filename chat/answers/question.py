@@ -483,6 +483,8 @@ def _kind(text: str) -> str:
     named = [token.strip("?.,").lower() for token in asked.group(1).split()] if asked else []
     if named[:1] and _KINDS_OF.fullmatch(named[0]):
         return WHAT  # "what kind of downtime ...": kinds of it, not a span of time
+    if _WHAT_IT_COSTS.match(text):
+        return NUMBER  # "what do we pay for X?", "what does X cost?": an amount
     if any(_DURATION_NOUNS.fullmatch(token) for token in named) or _SPAN_OF_TIME.search(
         " ".join(named)
     ):
@@ -643,8 +645,18 @@ def _described(text: str, found: re.Match[str] | None) -> frozenset[str]:
     )
 
 
+# "what do we pay for the historian?", "what does it cost?": not "what does the fee pay for?"
+# nor "what stuff will finance pay back?" (things)
+_WHAT_IT_COSTS = re.compile(
+    r"\s*(?:and\s+|so\s+)?what\s+(?:do|does|did|are|is|was|were|will|would|should|could)\s+"
+    r"(?:(?!(?:if|when|happens?|to)\b)[\w'’]+\s+){0,4}?"
+    r"(?:cost|costs|pay|paying|spend|spending|charge|charges|charging)\b(?!\s+for\s*\??\s*$)",
+    re.I,
+)
+_PAYING = re.compile(r"\b(?:pay|pays|paying|spend|spends|spending)\b", re.I)
 _MONEY_WORDS = re.compile(
-    r"\b(?:cost|costs|price|prices|priced|pay|paid|pays|payments?|wages?|spend|spent|budget|fee|fees|toll|"
+    r"\b(?:cost|costs|price|prices|priced|pay|paid|pays|paying|payments?|wages?|spend|spent|spending|"
+    r"budget|fee|fees|toll|"
     r"worth|salary|compensation|allowance|per diem|charges?|charged|fines?|fined|reimburs\w*|"
     r"euros?|dollars?|kroner|pounds)\b|[€$£]",
     re.I,
@@ -1039,6 +1051,9 @@ def read_question(text: str) -> Question:
         subject = _SECOND_QUESTION.split(subject, maxsplit=1)[0]
     if kind == DURATION:
         subject = _SPAN_VERB.sub(" ", subject)
+    if _value_kinds(kind, asked) == {values.MONEY}:
+        # "what r we paying for X?": the amount answers, however the document says it is paid
+        subject = _PAYING.sub(" ", subject)
     for frame in (_RELATIVE_TIME, _PAST, _PAST_BEFORE, _CURRENT, _COMPARE_FRAME, _MOST, _LEAST):
         subject = frame.sub(" ", subject)
     in_order = _in_order(kind, asked)

@@ -4563,3 +4563,29 @@ def test_a_melting_point_is_a_value_said_of_one_thing():
     assert read_question("What is the melting point of rhenium?").specific
     assert not _brief("What is the melting point of rhenium?", tungsten).answerable
     assert "3,422" in compose(_brief("What is the melting point of tungsten?", tungsten))
+
+
+def test_what_we_pay_or_what_it_costs_asks_for_an_amount():
+    for typed in (
+        "what r we paying per yr for the hosted historian",
+        "what does the hosted historian cost",
+        "what are we spending on the historian each year?",
+    ):
+        asked = read_question(typed)
+        assert asked.kind == "number" and asked.value_kinds == {"money"}, typed
+    assert "year" in read_question("what r we paying per yr for the hosted historian").terms
+    # what a payment is for is not an amount
+    assert read_question("what does the annual fee pay for?").kind != "number"
+    historian = hit(1, "# Historian in the cloud\n\nStratus replaced the on-site historian in "
+                       "November 2025. It is hosted in the provider's EU region, on a contract "
+                       "at EUR 48,000 per year.\n", title="Historian in the cloud")  # fmt: skip
+    assert "EUR 48,000" in compose(
+        _brief("what r we paying per yr for the hosted historian", historian)
+    )
+
+
+def test_what_a_noun_is_paid_is_those_things_not_an_amount():
+    assert read_question("what stuff will finance never pay back on an expense claim").kind != (
+        "number"
+    )
+    assert "pay" not in read_question("what do we pay for the mes system per year").terms
