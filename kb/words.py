@@ -118,6 +118,7 @@ UNIT_NAMES = {
     "w": ("watt",), "kw": ("kilowatt",), "mw": ("megawatt",), "gw": ("gigawatt",),
     "kwh": ("kilowatt-hour", "kilowatt hour"), "mwh": ("megawatt-hour", "megawatt hour"),
     "gwh": ("gigawatt-hour", "gigawatt hour"), "v": ("volt",), "kv": ("kilovolt",),
+    "kva": ("kilovolt-ampere",), "mva": ("megavolt-ampere",),
     "a": ("ampere", "amp"), "hz": ("hertz",), "kb": ("kilobyte",), "mb": ("megabyte",),
     "gb": ("gigabyte",), "tb": ("terabyte",), "gib": ("gibibyte",), "mib": ("mebibyte",),
     "tib": ("tebibyte",), "mph": ("miles per hour",), "km/h": ("kilometres per hour",),

@@ -456,6 +456,12 @@ class Question:
         return bool(self.value_kinds)
 
 
+def _is_unit_symbol(token: str) -> bool:
+    """A unit of measure written as its symbol ("the kva rating", "the rpm"): so many of it
+    are asked for. (One letter, "a" or "m", is as often a word or an initial.)"""
+    return len(token) >= 2 and token in words.UNIT_NAMES
+
+
 def _kind(text: str) -> str:
     if _HOW_DO_I.match(text):
         return HOWTO  # "how do i see how many resets it had": how it is done, not the count
@@ -489,9 +495,9 @@ def _kind(text: str) -> str:
         " ".join(named)
     ):
         return DURATION
-    if any(_QUANTITY_NOUNS.fullmatch(token) for token in named) or _TEMPERATURE_POINTS.search(
-        " ".join(named)
-    ):
+    if any(
+        _QUANTITY_NOUNS.fullmatch(token) or _is_unit_symbol(token) for token in named
+    ) or _TEMPERATURE_POINTS.search(" ".join(named)):
         return NUMBER
     if _WHICH_Q.match(text):
         return WHICH

@@ -118,7 +118,7 @@ _PHONE_RE = re.compile(
 )
 _PHONE_DIGITS = range(8, 16)
 _UNIT_RE = re.compile(
-    rf"(?<![\w.])(?P<n>{_NUMBER})\s?(?P<u>°\s?[CF]|m/s|km/h|mph|kW|MW|GW|kWh|MWh|GWh|kV|V|A|Hz|"
+    rf"(?<![\w.])(?P<n>{_NUMBER})\s?(?P<u>°\s?[CF]|m/s|km/h|mph|kW|MW|GW|kWh|MWh|GWh|kVA|MVA|kV|V|A|Hz|"
     r"mm|cm|m|km|metres?|meters?|kilometres?|kilometers?|miles?|feet|ft|inches|in|kg|g|t|"
     r"tonnes?|tons?|lbs?|litres?|liters?|L|GB|MB|TB|KB|GiB|MiB|TiB|bar|rpm)(?![\w/])",
 )

@@ -4589,3 +4589,18 @@ def test_what_a_noun_is_paid_is_those_things_not_an_amount():
         "number"
     )
     assert "pay" not in read_question("what do we pay for the mes system per year").terms
+
+
+def test_a_unit_of_measure_in_what_is_asked_asks_for_a_quantity():
+    asked = read_question("whats the kva rating on the standby generator at eastmoor")
+    assert asked.kind == "number" and asked.specific
+    assert [v.kind for v in values.values_in("Rating each: 400 kVA")] == ["quantity"]
+    generators = hit(1, "# Standby generators\n\n| Site | Generators | Rating each |\n|---|---|---|\n"
+                        "| Eastmoor Community Hospital | 1 | 400 kVA |\n"
+                        "| St Brigid's Hospital | 2 | 800 kVA |\n",
+                     title="Standby generators")  # fmt: skip
+    assert "400 kVA" in compose(
+        _brief("whats the kva rating on the standby generator at eastmoor", generators)
+    )
+    assert not _brief("whats the kva rating on the standby generator at the kingsmead park lab",
+                      generators).answerable  # fmt: skip
