@@ -545,13 +545,22 @@ _SENTENCE_END = re.compile(r"(?<=[.!])\s+(?=[a-z])", re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
+# "in the 2018 version of the sla what was the p1 fix time", "at coldhurst who signs off":
+# where or when the question holds, without a comma, then the question
+_WH = r"(?:what|which|who|whom|whose|when|where|why|how)\b"
+_PHRASE_FIRST = re.compile(
+    rf"^\s*(?:in|on|at|for|under|during|per)\s+(?!{_WH})(?:(?!{_WH})[^?,;]){{1,60}}?\s+(?={_WH})",
+    re.I,
+)
+
+
 def _asked_clause(text: str) -> str:
     """The clause that asks: the whole question, its last sentence when the sentences before
     it state the case, or what follows the case it opens with."""
     sentences = _SENTENCE_END.split(text)
     if len(sentences) > 1 and _QUESTION_FORM.match(sentences[-1]):
         return sentences[-1]
-    case = _CASE_FIRST.match(text) or _CONDITION_FIRST.match(text)
+    case = _CASE_FIRST.match(text) or _CONDITION_FIRST.match(text) or _PHRASE_FIRST.match(text)
     return text[case.end() :] if case else text
 
 

@@ -4604,3 +4604,10 @@ def test_a_unit_of_measure_in_what_is_asked_asks_for_a_quantity():
     )
     assert not _brief("whats the kva rating on the standby generator at the kingsmead park lab",
                       generators).answerable  # fmt: skip
+
+
+def test_a_question_may_open_with_where_or_when_it_holds_before_it_asks():
+    assert read_question("in the 2018 version of the sla what was the p1 fix time").kind == DURATION
+    assert read_question("at coldhurst who signs off a recall").kind == "person"
+    assert read_question("In what year did the canal open?").kind == "date"
+    assert read_question("in the event of a fire which exit do we use").kind == "which"
