@@ -795,6 +795,9 @@ def own_names(question: Question) -> tuple[str, ...]:
 _CODE_PLURAL = re.compile(r"\b([A-Za-z]+-?\d+)s\b")
 
 
+_MEASURED = frozenset({values.DURATION, values.QUANTITY, values.MONEY, values.PERCENT})
+
+
 def _names(text: str) -> tuple[str, ...]:
     """Capitalised names (not the question's first word), codes and numbers in the question."""
     found: list[str] = []
@@ -804,8 +807,13 @@ def _names(text: str) -> tuple[str, ...]:
         # (a word typed in capitals for emphasis, "when do we HAVE to", names nothing)
         if name.lower() not in {"i", "i'm", "i've"} and name.lower() not in words.STOPWORDS:
             found.append(name)
+    # (not the number of a measure: "the 5 year cost" names no 5)
+    measured = {
+        v.start for v in values.values_in(text) if v.kind in _MEASURED and v.text[:1].isdigit()
+    }
     for match in re.finditer(r"(?<![\w.])\d[\w.,/-]*", text):
-        found.append(match.group(0).rstrip(".,"))
+        if match.start() not in measured:
+            found.append(match.group(0).rstrip(".,"))
     # a code typed in lower case ("hb3", "sf-2", "p2"): letters, then digits
     found.extend(re.findall(r"(?<![\w.-])[a-z]{1,4}-?\d{1,4}(?![\w-])", body))
     return tuple(dict.fromkeys(found))

@@ -4611,3 +4611,13 @@ def test_a_question_may_open_with_where_or_when_it_holds_before_it_asks():
     assert read_question("at coldhurst who signs off a recall").kind == "person"
     assert read_question("In what year did the canal open?").kind == "date"
     assert read_question("in the event of a fire which exit do we use").kind == "which"
+
+
+def test_the_number_of_a_measure_in_a_question_is_no_name():
+    asked = read_question("whats the 5 yr cost for larkspur 3.1?")
+    assert "5" not in asked.names and "3.1" in asked.names, asked.names
+    engine = hit(1, "# Interface engine\n\nLarkspur Integration Hub 3.1, self-hosted in our own "
+                    "data centres. Five-year cost of £465,000, covering subscription, support "
+                    "and the servers.\n", title="Interface engine",
+                 summary="Larkspur Integration Hub 3.1, self-hosted, chosen in 2025.")  # fmt: skip
+    assert "£465,000" in compose(_brief("whats the 5 yr cost for larkspur 3.1?", engine))
