@@ -413,9 +413,18 @@ def respelled(text: str) -> str:
     return _CHAT_SPELLING.sub(lambda m: _CHAT_SPELLED[m.group(0)], slips_put_right)
 
 
+def rare_words(text: str) -> list[str]:
+    """The words of four letters or more a text types in lower case that are rare in English
+    (`english_weight` 1.0: "rhenium", "titanium"): what a question may name without capitals."""
+    return [
+        word
+        for word in dict.fromkeys(_LOWER_WORD.findall(text))
+        if word not in STOPWORDS and english_weight(word) >= 1.0
+    ]
+
+
 TYPO_RARE = 3.0  # a word rarer than this may be a slip (misspellings reach 2.9: "recieve" 2.75)
 MAX_SLIPS = 8  # ...looked up per question (a 10,000-character question is not 500 look-ups of 500)
-_SLIP_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}(?![\w'’-])")
 
 
 def slips(text: str) -> dict[str, frozenset[str]]:
@@ -428,7 +437,7 @@ def slips(text: str) -> dict[str, frozenset[str]]:
     look-ups, and a question is no list of rare words."""
     rare = [
         word
-        for word in dict.fromkeys(_SLIP_WORD.findall(text))
+        for word in dict.fromkeys(_LOWER_WORD.findall(text))
         if word not in STOPWORDS and _zipf(word) < TYPO_RARE
     ]
     # (a four-letter word only as a compound the documents hyphenate: "xray" for X-ray)
@@ -494,7 +503,7 @@ def respelled_from(text: str, found: dict[str, frozenset[str]], known: dict[str,
             fixes[word] = min(used, key=lambda w: (-_zipf(w), len(w) != len(word), w))
     if not fixes:
         return text
-    return _SLIP_WORD.sub(lambda m: fixes.get(m.group(0), m.group(0)), text)
+    return _LOWER_WORD.sub(lambda m: fixes.get(m.group(0), m.group(0)), text)
 
 
 NAME_RARE = 3.5  # a word the documents write as a name is rarer in English than this (Zipf)

@@ -3075,7 +3075,6 @@ _OPPOSITES: tuple[TermSides, ...] = tuple(
 # question, capitalised in a document
 _MARK = r"(\d{1,3}(?:\.\d{1,2})?(?=s?\b)|[a-z]\b)"
 _DESIGNATED = re.compile(rf"\b([a-z]{{2,}})[ -]{_MARK}", re.I)
-_MEASURED_KINDS = frozenset({vals.DURATION, vals.QUANTITY, vals.MONEY, vals.PERCENT})
 
 
 @lru_cache(maxsize=1024)
@@ -3093,7 +3092,7 @@ def _told_apart(
         asked = [side for side in group if side & typed]
         if len(asked) == 1:
             sides.append((group, asked[0]))
-    measured = [(v.start, v.end) for v in vals.values_in(text) if v.kind in _MEASURED_KINDS]
+    measured = [(v.start, v.end) for v in vals.values_in(text) if v.kind in vals.MEASURED_KINDS]
     found: dict[str, set[str]] = {}
     for match in _DESIGNATED.finditer(text):
         word, mark = match.group(1).lower(), match.group(2).upper()

@@ -515,16 +515,13 @@ _NEGATED = re.compile(
 _KINDS_OF = re.compile(r"kinds?|types?|sorts?", re.I)
 
 
+_WH = r"(?:what|which|who|whom|whose|when|where|why|how)\b"  # the words that ask
 # A question that opens like one (a question word or a verb), not like a search query.
-_QUESTION_FORM = re.compile(
-    rf"\s*(?:and\s+|but\s+|so\s+)?(?:what|which|who|whom|whose|when|where|why|how|{_AUX})\b",
-    re.I,
-)
+_QUESTION_FORM = re.compile(rf"\s*(?:and\s+|but\s+|so\s+)?(?:{_WH}|{_AUX}\b)", re.I)
 # "a tech left his lock on, who has to sign off?": the case first, then the question; the
 # question's own clause says what is asked (its kind), the case only names the subject
 _CASE_FIRST = re.compile(
-    rf"^(?!{_QUESTION_FORM.pattern})[^,;?]{{3,}}?,\s*(?:so\s+|then\s+)?"
-    rf"(?=(?:what|which|who|whom|whose|when|where|why|how|{_AUX})\b)",
+    rf"^(?!{_QUESTION_FORM.pattern})[^,;?]{{3,}}?,\s*(?:so\s+|then\s+)?(?={_WH}|{_AUX}\b)",
     re.I,
 )
 
@@ -547,7 +544,6 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 # "in the 2018 version of the sla what was the p1 fix time", "at coldhurst who signs off":
 # where or when the question holds, without a comma, then the question
-_WH = r"(?:what|which|who|whom|whose|when|where|why|how)\b"
 _PHRASE_FIRST = re.compile(
     rf"^\s*(?:in|on|at|for|under|during|per)\s+(?!{_WH})(?:(?!{_WH})[^?,;]){{1,60}}?\s+(?={_WH})",
     re.I,
@@ -795,9 +791,6 @@ def own_names(question: Question) -> tuple[str, ...]:
 _CODE_PLURAL = re.compile(r"\b([A-Za-z]+-?\d+)s\b")
 
 
-_MEASURED = frozenset({values.DURATION, values.QUANTITY, values.MONEY, values.PERCENT})
-
-
 def _names(text: str) -> tuple[str, ...]:
     """Capitalised names (not the question's first word), codes and numbers in the question."""
     found: list[str] = []
@@ -809,7 +802,9 @@ def _names(text: str) -> tuple[str, ...]:
             found.append(name)
     # (not the number of a measure: "the 5 year cost" names no 5)
     measured = {
-        v.start for v in values.values_in(text) if v.kind in _MEASURED and v.text[:1].isdigit()
+        v.start
+        for v in values.values_in(text)
+        if v.kind in values.MEASURED_KINDS and v.text[:1].isdigit()
     }
     for match in re.finditer(r"(?<![\w.])\d[\w.,/-]*", text):
         if match.start() not in measured:
@@ -1038,8 +1033,8 @@ def _target_and_actual(kind: str, asked: str) -> tuple[str, ...]:
     return tuple(terms)
 
 
-# values a question states to narrow its case (a plain number is too common to tell by)
-_STATED_KINDS = frozenset({values.DURATION, values.MONEY, values.QUANTITY, values.PERCENT})
+# values a question states to narrow its case (a plain number is too common to tell by):
+# values.MEASURED_KINDS
 
 
 def read_question(text: str) -> Question:
@@ -1163,7 +1158,7 @@ def read_question(text: str) -> Question:
         # (a claim's values are what is checked, not what narrows the case)
         stated=()
         if claimed
-        else tuple(v for v in values.values_in(text) if v.kind in _STATED_KINDS),
+        else tuple(v for v in values.values_in(text) if v.kind in values.MEASURED_KINDS),
         identifies=_identifies(asked) if kind in (NUMBER, WHAT, WHICH) else "",
         then=then,
         # ...or a claim that something is kept so long ("we keep logs for 7 days. right?")

@@ -687,7 +687,7 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
         sentence_start = text.rfind(". ", 0, value.start) + 1
         return any(
             _only_compared_after([word], text[sentence_start:], value.end - sentence_start)
-            for word in _rare_words(question.text)
+            for word in words.rare_words(question.text)
         )
     if unit.kind == "row" or not question.names or not names_in(question.names, text):
         return False  # (a table row's cells are said of its first: _another_row_named)
@@ -713,18 +713,6 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
     return not (
         names_in(question.names, last) or any(names_in([last], name) for name in question.names)
     )
-
-
-_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}(?![\w'’-])")
-
-
-def _rare_words(text: str) -> list[str]:
-    """The rare words a question types in lower case ("rhenium"): what it may name."""
-    return [
-        word
-        for word in dict.fromkeys(_LOWER_WORD.findall(text))
-        if word not in words.STOPWORDS and words.english_weight(word) >= 1.0
-    ]
 
 
 # what comes right before a name a value is compared with ("ahead of", "followed among the

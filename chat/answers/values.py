@@ -27,6 +27,8 @@ CODE = "code"  # an acronym, a code or an identifier: JSON, SEV2, GW-4021, volat
 LOCATION = "location"  # where a thing is, in words: "next to dock door 7", "on the 2nd floor"
 PHONE = "phone"  # a telephone number in national or international form, or an extension
 NUMERIC_KINDS = frozenset({DURATION, COUNT, QUANTITY, MONEY, PERCENT})
+# the kinds that measure (a count only counts): "takes 4 hours", "400 kVA", "£50", "95%"
+MEASURED_KINDS = frozenset({DURATION, QUANTITY, MONEY, PERCENT})
 
 _NUMBER = r"\d{1,3}(?:[,\u202f ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
 _WORD_NUMBERS = {

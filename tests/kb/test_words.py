@@ -204,3 +204,8 @@ def test_common_words_the_documents_write_only_as_one_name_are_that_name():
     lift = ["The service lift is used. Service Lift rules", "Service Lift"]
     assert words.written_as_names("what is the service lift limit", lift) == ()
     assert words.written_as_names("the opera house", ["Opera House tours begin."]) == ()
+
+
+def test_rare_words_are_the_lower_case_words_english_seldom_uses():
+    assert words.rare_words("What is the melting point of rhenium?") == ["melting", "rhenium"]
+    assert words.rare_words("What is the melting point of Rhenium?") == ["melting"]
