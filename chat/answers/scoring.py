@@ -679,23 +679,26 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
     """The value is said of another thing than the one the question names: the unit names
     the question's subject, but not in the value's clause, and the last name written before
     the value in its sentence is another one ("visited Uranus, ..., discovering eleven moons,
-    and Neptune": the moons are Uranus's, not Neptune's)."""
+    and Neptune": the moons are Uranus's, not Neptune's). A question naming nothing in
+    capitals may name a rare word that the sentence names only after the value, as what it
+    compares its subject with ("the melting point of rhenium": "3,422 °C, followed among the
+    metals by rhenium")."""
     text = unit.text
-    if unit.kind != "row" and not question.names:
-        # a thing the question names in lower case ("the melting point of rhenium") that the
-        # sentence names only after the value, as what it compares its subject with
-        sentence_start = text.rfind(". ", 0, value.start) + 1
+    if unit.kind == "row":
+        return False  # (a table row's cells are said of its first: _another_row_named)
+    sentence_start = text.rfind(". ", 0, value.start) + 1
+    sentence, value_end = text[sentence_start:], value.end - sentence_start
+    if not question.names:
         return any(
-            _only_compared_after([word], text[sentence_start:], value.end - sentence_start)
+            _only_compared_after([word], sentence, value_end)
             for word in words.rare_words(question.text)
         )
-    if unit.kind == "row" or not question.names or not names_in(question.names, text):
-        return False  # (a table row's cells are said of its first: _another_row_named)
+    if not names_in(question.names, text):
+        return False
     clause = next((c for start, end, c in _clauses(text) if start <= value.start < end), "")
     if names_in(question.names, clause):
         return False
-    sentence_start = text.rfind(". ", 0, value.start) + 1
-    if _only_compared_after(question.names, text[sentence_start:], value.end - sentence_start):
+    if _only_compared_after(question.names, sentence, value_end):
         return True
     numbered = _numbered(question)
     before = [
@@ -703,7 +706,7 @@ def said_of_another(question: Question, unit: Unit, value: vals.Value) -> bool:
         for v in vals.values_in(text[sentence_start : value.start])
         if v.kind == vals.NAME
         or (v.kind == vals.CODE and v.text != v.text.lower())
-        or (numbered and vals.is_number_name(v, text[sentence_start:]))
+        or (numbered and vals.is_number_name(v, sentence))
     ]  # (a code in capitals or with a digit names a thing; "half-life" does not)
     if not before:
         return False
