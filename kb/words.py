@@ -535,8 +535,31 @@ def written_as_names(text: str, documents: Iterable[str]) -> tuple[str, ...]:
             doc[m.start()].isupper() and _inside_sentence(doc, m.start()) for doc, m in written
         )
         if written and len(named) == len(written) and inside and not named[0].isupper():
-            found.append(named[0] + _name_goes_on(text, word, named[0], said))
+            name = named[0] + _name_goes_on(text, word, named[0], said)
+            found.append(_name_starts_before(text, word, name, said) + name)
     return tuple(found) + _names_of_common_words(text, said, found)
+
+
+def _name_starts_before(text: str, word: str, name: str, documents: Sequence[str]) -> str:
+    """The words before `word` in `text` that the documents write, capitalised, as the start
+    of the same name ("saltings wwtw": "Saltings " of "Saltings WwTW"), never in lower case
+    before it; "" when they do not."""
+    before = re.search(rf"(?<![\w'’-])((?:[a-z]{{3,}}\s+){{1,2}}){word}(?![\w-])", text)
+    if before is None:
+        return ""
+    start = ""
+    for previous in reversed(before.group(1).split()):
+        if previous in STOPWORDS:
+            break
+        capital = f"{previous.capitalize()} {start}{name}"
+        lower = re.compile(rf"(?<![\w-]){previous}\s+{re.escape(start + name)}(?![\w-])", re.I)
+        forms = [m.group(0) for doc in documents for m in lower.finditer(doc)]
+        if capital not in forms or any(
+            not form.startswith(previous.capitalize()) for form in forms
+        ):
+            break
+        start = f"{previous.capitalize()} {start}"
+    return start
 
 
 def _names_of_common_words(

@@ -40,6 +40,7 @@ from chat.answers.question import (
     WHICH,
     YESNO,
     Question,
+    names_excluded,
 )
 from chat.answers.scoring import (
     Scored,
@@ -2237,8 +2238,15 @@ def build_brief(
         its_own = tuple(name for name in typed_names if words.terms(name) & question.terms)
         if its_own and len(typed_names) - len(its_own) == 1:
             typed_names = its_own
-    if typed_names:
-        question = replace(question, names=(*question.names, *typed_names))
+    # (not what it sets aside: "apart from quay st, ...")
+    set_aside = tuple(n for n in typed_names if names_excluded(n, question.excluded))
+    typed_names = tuple(n for n in typed_names if n not in set_aside)
+    if typed_names or set_aside:
+        question = replace(
+            question,
+            names=(*question.names, *typed_names),
+            excluded_names=(*question.excluded_names, *set_aside),
+        )
     # (a second question's words weigh only where the answer looks for its second part)
     wanted = question.terms | earlier_terms | question.then
     weights = term_weights(texts, wanted)
@@ -2820,9 +2828,21 @@ def _answerable(
             _another_row_named(question, s, ranked)
             or _of_a_sibling(question, s, siblings)
             or about_another(question, s)
+            or _the_other_way_round(question, s.unit.text)
         ),
         of_another,
     )
+    sides = _told_apart(question.text)[0] if question.superlative else ()
+    if sides and question.kind in (WHAT, WHICH) and not earlier_terms:
+        # "what is the smallest of Lake Baikal's islands?": where a unit says the other end
+        # ("The largest of the lake's 27 islands is Olkhon"), one saying neither end (that
+        # Baikal is a rift lake) does not answer
+        if any(_says_side(sides, s, other=True) for s in of_another):
+            candidates = [s for s in candidates if _says_side(sides, s)]
+    if question.excluded and not earlier_terms:
+        # "apart from quay st, which station had the most rag trips?": not "Quay Street had
+        # 23 rag trips in 2025, the most of any station"
+        candidates = [s for s in candidates if not _of_the_excluded(question, s)]
     if not candidates:
         return False, f"no source states a {question.kind} for it"
     if question.keeps:
@@ -2895,6 +2915,18 @@ def _answerable(
         if not candidates:
             return False, "no source names anyone but who the question names"
     done = _done_by(question)
+    if done and question.kind != YESNO and not question.negated and not earlier_terms:
+        # "when did Gresham formulate the law in its modern form?": the one unit saying the
+        # verb says "He did not formulate the law in its modern form" (after a sentence on
+        # Gresham), however little else it shares
+        named = words.terms(" ".join(n for n in question.names if not n[:1].isdigit()))
+        saying = [s for s in ranked if _says_verb(done, s.unit.text)]
+        if (
+            saying
+            and all(_says_verb(done, s.unit.text, denied=True) for s in saying)
+            and any(named & words.terms(f"{s.unit.text} {s.unit.context}") for s in saying)
+        ):
+            return False, "the sources say the one the question names did not do it"
     if done and not earlier_terms:
         # "which orchestra did Dvořák conduct?": not "the orchestra ..., which was then
         # conducted by Bedřich Smetana"
@@ -2910,6 +2942,13 @@ def _answerable(
         )
         if not candidates:
             return False, "no source states it of the one asked about"
+        # "when did he revise it a second time?": a unit telling of it once ("In 1975 he
+        # revised the forecast") does not say when it happened again
+        again = {r for noun, ranks in question.ranks if noun == "time" for r in ranks} & _REPEATS
+        if again:
+            candidates = [s for s in candidates if _tells_again(again, s.unit.text)]
+            if not candidates:
+                return False, "no source says it happened again"
     if question.negated and not earlier_terms:
         # "which route does not offer huts?": not "the Marangu route offers huts"
         candidates = [s for s in candidates if says_not(s.unit)]
@@ -2953,6 +2992,26 @@ def _answerable(
     return False, "no source states what the question asks about its subject"
 
 
+def _of_the_excluded(question: Question, scored: Scored) -> bool:
+    """The unit is about what the question sets aside: its document's title names it, or the
+    unit (or its heading) names it and nothing else ("Quay Street had 23 rag trips" for
+    "apart from quay st")."""
+    excluded = question.excluded_names
+    if not excluded:
+        return False
+    hit = scored.source.hit
+    if names_in(excluded, hit.title):
+        return True
+    if not names_in(excluded, _with_headings(scored)):
+        return False
+    return not any(
+        v.kind == vals.NAME
+        and not names_in(excluded, v.text)
+        and not words.terms(v.text) <= question.excluded  # ("the drama theatre", typed)
+        for v in vals.values_in(scored.unit.text)
+    )
+
+
 def _set_aside(
     units: Sequence[Scored], of_another: Callable[[Scored], bool], aside: list[Scored]
 ) -> list[Scored]:
@@ -2991,6 +3050,20 @@ def _done_by(question: Question) -> frozenset[str]:
     return frozenset()
 
 
+# words denying the verb that follows them, with at most one word between: "did not
+# formulate", "has never been", "was not formally"
+_DENIED_BEFORE = re.compile(r"\b(?:not|never|\w+n['’]t)\s+(?:[\w-]+\s+)?$", re.I)
+
+
+def _says_verb(verb: frozenset[str], text: str, *, denied: bool = False) -> bool:
+    """The text says the question's verb in some form; with `denied`, only after a word
+    denying it ("He did not formulate the law")."""
+    said = [m for m in re.finditer(r"[\w'-]+", text) if words.terms(m.group(0)) & verb]
+    if not denied:
+        return bool(said)
+    return bool(said) and all(_DENIED_BEFORE.search(text[: m.start()]) for m in said)
+
+
 # a verb's agent after it: "conducted by Bedřich Smetana"
 _BY_NAME = re.compile(r"\s+by\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)")
 
@@ -3014,6 +3087,18 @@ def _named_by(question: Question, value: vals.Value) -> bool:
     the question's names ("Vig Knudstorp" of "Jørgen Vig Knudstorp")."""
     capitalised = words.terms(" ".join(re.findall(r"\b[A-Z][\w'’-]*", value.text)))
     return bool(capitalised) and capitalised <= words.terms(" ".join(question.names))
+
+
+def _tells_again(ranks: set[str], text: str) -> bool:
+    """The text tells of a thing happening again: it says the rank asked ("second"), or
+    "again", "once more", "another time"."""
+    said = set(vals.ranked_nouns(text).get("time", frozenset()))
+    return bool(said & ranks) or bool(_AGAIN.search(text))
+
+
+# the ranks of a time that say it happened before ("a second time"; not "the max time")
+_REPEATS = frozenset({"second", "third", "fourth", "fifth", "sixth"})
+_AGAIN = re.compile(r"\b(?:again|once more|another time)\b", re.I)
 
 
 def _ranks_otherwise(question: Question, unit: Unit) -> bool:
@@ -3128,6 +3213,40 @@ def about_another(question: Question, scored: Scored) -> bool:
         if other and not other & marks:
             return True
     return False
+
+
+def _the_other_way_round(question: Question, text: str) -> bool:
+    """The text says it of the question's two names the other way round: "Pennine sends the
+    files to the Coldhurst dispatch office" for "does coldhurst send the files to pennine?"
+    (one name before, the other after "to"), and never the question's way."""
+    names = [n for n in question.names if not n[:1].isdigit()]
+    for first in names:
+        for second in names:
+            if first != second and _goes_to(first, second, question.text):
+                return _goes_to(second, first, text) and not _goes_to(first, second, text)
+    return False
+
+
+def _goes_to(first: str, second: str, text: str) -> bool:
+    """A sentence of the text names `first`, and after it "to" (or "into") `second`."""
+    for sentence in re.split(r"(?<=[.;!?])\s+", text):
+        to = re.search(rf"\b(?:to|into)\s+(?:the\s+)?{re.escape(second)}\b", sentence, re.I)
+        if to and re.search(rf"\b{re.escape(first)}\b", sentence[: to.start()], re.I):
+            return True
+    return False
+
+
+def _says_side(
+    sides: Sequence[tuple[TermSides, frozenset[str]]], scored: Scored, *, other: bool = False
+) -> bool:
+    """The unit says the side of a group of `_OPPOSITES` the question asks (`sides`, from
+    `_told_apart`), or with `other` another side of it and not the asked one."""
+    said = _said_around(scored)
+    if other:
+        return any(
+            not asked & said and any(side & said for side in group) for group, asked in sides
+        )
+    return any(asked & said for _, asked in sides)
 
 
 def _states_restriction(question: Question, scored: Scored) -> bool:

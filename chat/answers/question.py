@@ -103,6 +103,8 @@ _QUANTITY_NOUNS = re.compile(
     r"|%",  # "what availability %": a percentage
     re.I,
 )
+# ...not "count" as a verb: "which sites count as critical?" asks for the sites
+_COUNT_AS = frozenset({"as", "against", "towards", "toward"})
 # The temperatures named as points ("the melting point of rhenium" asks for so many degrees)
 _TEMPERATURE_POINTS = re.compile(r"\b(?:melting|boiling|freezing|dew|flash)\s+points?\b", re.I)
 _DURATION_NOUNS = re.compile(
@@ -444,6 +446,10 @@ class Question:
     # the nouns it ranks ("the second part", "the average depth"): a unit ranking the same
     # noun otherwise only ("the first part", "a maximum depth") does not answer it
     ranks: tuple[tuple[str, frozenset[str]], ...] = ()
+    # the words of what it sets aside ("apart from quay st, which station ...": quay, st): a
+    # unit saying it of that thing alone does not answer it
+    excluded: frozenset[str] = frozenset()
+    excluded_names: tuple[str, ...] = ()  # ...the names among them ("Quay Street")
 
     @property
     def asks_end(self) -> bool:
@@ -495,8 +501,14 @@ def _kind(text: str) -> str:
         " ".join(named)
     ):
         return DURATION
+    nouns = [
+        token
+        for at, token in enumerate(named)
+        # "which sites count as critical?": "count" is the verb
+        if not (token == "count" and named[at + 1 : at + 2] and named[at + 1] in _COUNT_AS)
+    ]
     if any(
-        _QUANTITY_NOUNS.fullmatch(token) or _is_unit_symbol(token) for token in named
+        _QUANTITY_NOUNS.fullmatch(token) or _is_unit_symbol(token) for token in nouns
     ) or _TEMPERATURE_POINTS.search(" ".join(named)):
         return NUMBER
     if _WHICH_Q.match(text):
@@ -558,6 +570,16 @@ def _asked_clause(text: str) -> str:
         return sentences[-1]
     case = _CASE_FIRST.match(text) or _CONDITION_FIRST.match(text) or _PHRASE_FIRST.match(text)
     return text[case.end() :] if case else text
+
+
+# "apart from quay st, which station ...", "besides the Selenga which rivers ...", "apart
+# from the concert hall, the drama theatre and ..., what other venues": what the question
+# sets aside, up to the question word after it
+_EXCLUDING = re.compile(
+    rf"\b(?:apart from|aside from|besides|other than|except(?:\s+for)?|excluding|not counting)"
+    rf"\s+((?:(?!{_WH}\b)[^;?])+?)(?=\s*,?\s*{_WH}\b|\s*[;?]|\s*$)",
+    re.I,
+)
 
 
 # "leila said at the ops meeting the backups only stay 14 days. is that right?": a claim
@@ -1062,6 +1084,10 @@ def read_question(text: str) -> Question:
         # "P1s get 6 hours to fix. what is the actual target?": a span, as claimed
         kind = DURATION if claimed == {values.DURATION} else NUMBER
     subject = _FRAME.sub(" ", _ANSWER_FORM.sub(" ", reported))
+    # (what it sets aside stays among its words: the unit listing it with the answer says
+    # them, "Sweden received Western Pomerania, Wismar and ..." for "besides Wismar, ...")
+    excluding = _EXCLUDING.search(subject) if kind not in (YESNO, HOWTO) else None
+    excluded = words.terms(excluding.group(1)) if excluding else frozenset()
     then = _second_question(text)
     if then:
         # "how long do we keep backups, and where is the off-site copy?": the first question
@@ -1129,7 +1155,11 @@ def read_question(text: str) -> Question:
         terms=(words.terms(subject) - REQUEST_WORDS)
         | (relation & (_DECIDED | _REJECTED | _HEIGHT_WORDS)),
         surface=surface_words(subject),
-        names=tuple(name for name in _names(reported) if name not in qualifiers),
+        names=tuple(
+            name
+            for name in _names(reported)
+            if name not in qualifiers and not names_excluded(name, excluded)
+        ),
         kind_spans=frozenset(kind_spans),
         identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
         counted=(words.terms(counted_match.group(1)) - GENERIC_COUNTS)
@@ -1174,7 +1204,14 @@ def read_question(text: str) -> Question:
         asks_change=bool(_CHANGED_Q.search(text)),
         role_qualifiers=_role_qualifiers(asked) if kind == PERSON else frozenset(),
         in_order=in_order,
+        excluded=excluded,
+        excluded_names=tuple(name for name in _names(reported) if names_excluded(name, excluded)),
     )
+
+
+def names_excluded(name: str, excluded: frozenset[str]) -> bool:
+    """The name is of what the question sets aside (`Question.excluded`)."""
+    return bool(excluded) and words.terms(name) <= excluded
 
 
 RESTRICTING_WEIGHT = 0.5  # a word weighing less in English ("going", "people") narrows nothing

@@ -775,7 +775,21 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
     if not all(_people_stated(name, f"{hit.title} {hit.text}") for name in peoples):
         return False
     others = [name for name in names if name not in peoples]
-    return names_in(others, around) == frozenset(others)
+    missing = set(others) - names_in(others, around)
+    # a person the document names in full, named again by surname ("Henry Dunant ... Dunant
+    # and four other Genevans")
+    return all(
+        _FULL_NAME.fullmatch(name)
+        and vals.is_person_like(vals.Value(vals.NAME, name, (name,), 0, len(name)))
+        and names_in([name.split()[-1]], around)
+        and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", hit.text)
+        for name in missing
+    )
+
+
+# a person's name written in full: a given name and a surname ("Henry Dunant"; not "Forth
+# Road Bridge", "Saltings WwTW", nor a place: values.is_person_like)
+_FULL_NAME = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ'’-]+\s+[A-ZÀ-Þ][a-zß-ÿ'’-]+")
 
 
 # a name of several capitalised words, with the small words names hold ("International Union

@@ -53,6 +53,13 @@ _ANAPHOR = re.compile(
     r"(?:it|its|they|their|them|this|these|that|those|he|she|his|her)\b",
     re.I,
 )  # "Their passwords ...", "Until that is approved ...": what it stands for came before
+# "In the same year Pacini described ...", "Later that month, ...": a sentence opening with
+# the time of the sentence before (not "reported the same day" of its own event)
+_SAME_TIME = re.compile(
+    r"(?:(?:in|during|on|by|later|earlier|early|late)\s+){0,2}(?:the same|that same|that)\s+"
+    r"(?:year|month|week|day|decade|century|season|spring|summer|autumn|winter)\b",
+    re.I,
+)
 # "The proposal was rejected ...": a definite article before the word it names
 _DEFINITE = re.compile(r"the\s+([a-z][\w-]*)", re.I)
 # A sentence saying the one before it no longer holds: "That exception no longer exists.",
@@ -215,9 +222,9 @@ def refers_back(unit: Unit) -> bool:
 
 def _goes_on(sentence: str, before: str) -> bool:
     """The sentence opens with a pronoun, or with "the" and a word the sentence before
-    states in some form (proposed ... "The proposal"): it goes on about that sentence's
-    subject."""
-    if _ANAPHOR.match(sentence):
+    states in some form (proposed ... "The proposal"), or says its time is that sentence's
+    ("in the same year"): it goes on about that sentence's subject."""
+    if _ANAPHOR.match(sentence) or (before and _SAME_TIME.match(sentence)):
         return True
     named = _DEFINITE.match(sentence)
     return bool(

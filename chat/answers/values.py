@@ -554,7 +554,8 @@ def duration_seconds(value: Value) -> float | None:
 
 
 # "every 2 hours", "each 6 months": a length of time that says how often
-_EVERY = re.compile(r"\b(?:every|each|per|a|an)\s+$", re.I)
+# "every 6 months", "twice a year", and a check due "within the last 6 months"
+_EVERY = re.compile(r"\b(?:every|each|per|a|an|(?:within|in) the (?:last|past))\s+$", re.I)
 
 
 def is_frequency(value: Value, text: str) -> bool:
@@ -562,7 +563,7 @@ def is_frequency(value: Value, text: str) -> bool:
     if value.kind != DURATION:
         return False
     return isinstance(value.key[0], str) or bool(
-        _EVERY.search(text[max(0, value.start - 8) : value.start])
+        _EVERY.search(text[max(0, value.start - 20) : value.start])
     )
 
 

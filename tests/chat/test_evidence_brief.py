@@ -10,7 +10,7 @@ from pathlib import Path
 from chat.answers import values
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
-from chat.answers.question import DURATION, YESNO, read_question
+from chat.answers.question import DURATION, NUMBER, YESNO, read_question
 from chat.answers.scoring import names_present
 from chat.answers.units import split_units
 from chat.answers.values import is_person_like, values_in
@@ -4621,3 +4621,176 @@ def test_the_number_of_a_measure_in_a_question_is_no_name():
                     "and the servers.\n", title="Interface engine",
                  summary="Larkspur Integration Hub 3.1, self-hosted, chosen in 2025.")  # fmt: skip
     assert "£465,000" in compose(_brief("whats the 5 yr cost for larkspur 3.1?", engine))
+
+
+def test_a_sentence_saying_the_same_year_holds_the_year_of_the_sentence_before():
+    cholera = hit(1, "# Cholera\n\nDuring the London epidemic of 1854 the physician John Snow "
+                     "traced a cluster of cases to a public water pump. In the same year the "
+                     "Italian anatomist Filippo Pacini described the bacterium under the "
+                     "microscope, although Robert Koch's isolation of it in 1883 is better "
+                     "known.\n", title="Cholera")  # fmt: skip
+
+    def meaning(texts):
+        return [0.83 if "Pacini" in text else 0.5 for text in texts]
+
+    answered = _brief("Which Italian anatomist described the cholera bacterium under the "
+                      "microscope in 1854?", cholera, meaning=meaning)  # fmt: skip
+    assert answered.answerable and "Filippo Pacini" in compose(answered), answered.refusal
+    # the sentence before says 1854, not 1855
+    assert not _brief("Which Italian anatomist described the cholera bacterium under the "
+                      "microscope in 1855?", cholera, meaning=meaning).answerable  # fmt: skip
+
+
+def test_a_question_is_refused_when_its_source_says_the_named_one_did_not_do_it():
+    gresham = hit(1, "# Gresham's law\n\nThe law is named after Sir Thomas Gresham (1519-1579), "
+                     "an English merchant and financier who acted as an agent of the Crown in "
+                     "Antwerp and advised Queen Elizabeth I on the reform of the debased English "
+                     "coinage. Gresham also founded the Royal Exchange in the City of London, "
+                     "which opened in 1571. He did not formulate the law in its modern form; the "
+                     "name was coined in 1858 by the Scottish economist Henry Dunning Macleod.\n",
+                  title="Gresham's law")  # fmt: skip
+
+    def meaning(texts):
+        return [0.69 if "formulate" in t else 0.73 if "named after" in t else 0.5 for t in texts]
+
+    brief = _brief("In what year did Thomas Gresham formulate Gresham's law in its modern form?",
+                   gresham, meaning=meaning)  # fmt: skip
+    assert not brief.answerable, compose(brief)
+    # what the source says was done is answered
+    answered = _brief("In what year did the Royal Exchange open?", gresham, meaning=meaning)
+    assert answered.answerable and "1571" in compose(answered), answered.refusal
+    # and asked whether he did, the answer quotes the sentence saying he did not
+    asked = _brief("Did Thomas Gresham formulate the law in its modern form?", gresham,
+                   meaning=meaning)  # fmt: skip
+    assert asked.answerable and "did not formulate" in compose(asked), asked.refusal
+
+
+def test_a_time_of_its_own_event_does_not_tie_a_sentence_to_the_one_before():
+    from chat.answers.units import refers_back, split_units
+
+    text = ("Every reject bin is locked. Metal found in a pack is reported to the technical "
+            "manager the same day. Later that year the bins were replaced.")  # fmt: skip
+    by_text = {u.text: u for u in split_units(text)}
+    assert not refers_back(
+        by_text["Metal found in a pack is reported to the technical manager the same day."]
+    )
+    assert refers_back(by_text["Later that year the bins were replaced."])
+
+
+def test_a_question_setting_a_thing_aside_is_not_answered_by_that_thing():
+    spill = hit(1, "# Quay Street spill, March 2026\n\nWhy it happened: Rags. Both pumps at Quay "
+                   "Street were blocked by wet wipes. Quay Street had 23 rag trips in 2025, the most "
+                   "of any station.\n", title="Quay Street spill, March 2026")  # fmt: skip
+    asked = "which pumping station had the most rag trips last yr"
+    answered = _brief(asked, spill)
+    assert answered.answerable and "Quay Street had 23 rag trips" in compose(answered)
+    for question in (f"apart from quay st, {asked}", f"besides Quay Street, {asked}?",
+                     f"other than quay st {asked}"):  # fmt: skip
+        brief = _brief(question, spill)
+        assert not brief.answerable, (question, compose(brief))
+    assert read_question(f"apart from quay st, {asked}").excluded == frozenset({"quay", "st"})
+
+
+def test_which_things_count_as_something_asks_for_the_things_not_a_number():
+    scada = hit(1, "# Meridian SCADA\n\nCritical sites are the three water treatment works, the "
+                   "two wastewater treatment works, every service reservoir and the terminal "
+                   "pumping stations. Non-critical sites are polled every 30 minutes.\n",
+                title="Meridian SCADA platform")  # fmt: skip
+    question = read_question("which sites count as the critical ones on scada")
+    assert question.kind != NUMBER
+    answered = _brief("which sites count as the critical ones on scada", scada)
+    assert answered.answerable and "every service reservoir" in compose(answered), answered.refusal
+
+
+def test_a_thing_asked_at_one_end_of_a_scale_is_not_answered_by_a_unit_silent_on_it():
+    baikal = hit(1, "# Lake Baikal\n\nLake Baikal is a rift lake in southern Siberia, Russia, "
+                    "lying between Irkutsk Oblast and the Republic of Buryatia. The largest of the "
+                    "lake's 27 islands is Olkhon, about 72 kilometres long. Much of Baikal's "
+                    "wildlife is found nowhere else.\n", title="Lake Baikal")  # fmt: skip
+
+    def meaning(texts):
+        return [0.6 if "islands" in text else 0.55 for text in texts]
+
+    brief = _brief("What is the smallest of Lake Baikal's islands?", baikal, meaning=meaning)
+    assert not brief.answerable, compose(brief)
+    answered = _brief("What is the largest of Lake Baikal's islands?", baikal, meaning=meaning)
+    assert answered.answerable and "Olkhon" in compose(answered), answered.refusal
+
+
+def test_a_unit_naming_what_is_set_aside_with_something_else_answers():
+    peace = hit(1, "# Peace of Westphalia\n\nSweden received Western Pomerania, Wismar and the "
+                   "bishoprics of Bremen and Verden, while France gained most of Alsace.\n",
+                title="Peace of Westphalia")  # fmt: skip
+    brief = _brief("Besides Wismar and the bishoprics of Bremen and Verden, what did the Swedish "
+                   "crown gain in the 1648 settlement?", peace,
+                   meaning=lambda texts: [0.72 for _ in texts])  # fmt: skip
+    assert brief.answerable and "Western Pomerania" in compose(brief), brief.refusal
+
+
+def test_a_check_due_within_the_last_span_says_how_often():
+    climb = hit(1, "# Turbine climb standard\n\n## Required before every climb\n\n- Full-body "
+                   "harness inspected within the last 6 months. The inspection tag on the harness "
+                   "must show the date.\n", title="SP-04 turbine climb standard")  # fmt: skip
+    answered = _brief("how often do climbing harnesses need checked", climb,
+                      meaning=lambda texts: [0.73 for _ in texts])  # fmt: skip
+    assert answered.answerable and "6 months" in compose(answered), answered.refusal
+
+
+def test_a_person_named_again_by_surname_is_the_person_the_question_names_in_full():
+    icrc = hit(1, "# International Committee of the Red Cross\n\nIt grew out of the experiences "
+                  "of the Geneva businessman Henry Dunant, who witnessed the aftermath of the "
+                  "Battle of Solferino in 1859. On 17 February 1863 Dunant and four other "
+                  "Genevans, Gustave Moynier, Guillaume-Henri Dufour, Louis Appia and Théodore "
+                  "Maunoir, founded the so-called Committee of Five.\n",
+               title="International Committee of the Red Cross")  # fmt: skip
+    brief = _brief("Which four Genevans founded the Committee of Five together with Henry Dunant?",
+                   icrc, meaning=lambda texts: [0.7 for _ in texts])  # fmt: skip
+    assert brief.answerable and "Gustave Moynier" in compose(brief), brief.refusal
+    # a surname alone does not name another person of that name
+    assert not names_present(["Jean Dunant"], number_sources(result([icrc]))[0],
+                             split_units("On 17 February 1863 Dunant founded it.")[0])  # fmt: skip
+
+
+def test_a_question_setting_aside_several_things_sets_aside_each():
+    question = read_question("apart from the concert hall, the joan sutherland theatre and the "
+                             "drama theatre, what other venues does the sydney opera house have")  # fmt: skip
+    assert {"concert", "hall", "joan", "sutherland", "drama", "theatre"} <= question.excluded
+    assert not {"sydney", "opera", "venue"} & question.excluded
+
+
+def test_a_unit_saying_it_the_other_way_round_does_not_answer():
+    cold = hit(1, "# Cold chain\n\nRecords: Each trailer has a temperature data logger. The "
+                  "Pennine driver downloads it at each delivery, and Pennine sends the files to "
+                  "the Coldhurst dispatch office weekly.\n", title="Cold chain and transport")  # fmt: skip
+    brief = _brief("how often does coldhurst dispatch send the trailer logger files over to pennine",
+                   cold, meaning=lambda texts: [0.8 for _ in texts])  # fmt: skip
+    assert not brief.answerable, compose(brief)
+    answered = _brief("how often does pennine send the trailer logger files to coldhurst", cold,
+                      meaning=lambda texts: [0.8 for _ in texts])  # fmt: skip
+    assert answered.answerable and "weekly" in compose(answered), answered.refusal
+
+
+def test_a_second_time_is_not_answered_by_a_unit_telling_of_it_once():
+    moore = hit(1, "# Moore's law\n\nGordon Moore predicted in 1965 that the number of components "
+                   "per chip would double every year. In 1975 he revised the forecast to a "
+                   "doubling every two years.\n", title="Moore's law")  # fmt: skip
+    meaning = lambda texts: [0.7 for _ in texts]  # noqa: E731
+    brief = _brief("In what year did Gordon Moore revise his forecast for a second time?", moore,
+                   meaning=meaning)  # fmt: skip
+    assert not brief.answerable, compose(brief)
+    answered = _brief("In what year did Gordon Moore revise his forecast?", moore, meaning=meaning)
+    assert answered.answerable and "1975" in compose(answered), answered.refusal
+
+
+def test_a_question_naming_nothing_after_what_is_read():
+    for text in ("what?", "what is", "which", "what count", "what count as"):
+        assert read_question(text).kind  # (no error)
+
+
+def test_the_max_time_is_not_a_time_it_happened_again():
+    freezer = hit(1, "# Freezer entry\n\nEntering a spiral freezer (SF-1, SF-2): for a maximum of "
+                     "20 minutes per entry, followed by at least 15 minutes in a warm area.\n",
+                  title="Cold environment work")  # fmt: skip
+    brief = _brief("max time per entry inside the spiral freezer?", freezer,
+                   meaning=lambda texts: [0.75 for _ in texts])  # fmt: skip
+    assert brief.answerable and "20 minutes" in compose(brief), brief.refusal

@@ -209,3 +209,18 @@ def test_common_words_the_documents_write_only_as_one_name_are_that_name():
 def test_rare_words_are_the_lower_case_words_english_seldom_uses():
     assert words.rare_words("What is the melting point of rhenium?") == ["melting", "rhenium"]
     assert words.rare_words("What is the melting point of Rhenium?") == ["melting"]
+
+
+def test_a_word_the_documents_capitalise_right_before_a_typed_name_is_part_of_that_name():
+    docs = [
+        "Sludge cake from Brenmouth WwTW is hauled to land by Keel Environmental.",
+        "Saltings wastewater area — What it covers: Saltings WwTW (trickling filters)",
+    ]
+    assert words.written_as_names("who hauls the sludge cake away from saltings wwtw", docs) == (
+        "Saltings WwTW",
+    )
+    # a word the documents also write in lower case before the name stays a word
+    docs.append("All sludge from the saltings WwTW beds goes by road.")
+    assert words.written_as_names("who hauls the sludge cake away from saltings wwtw", docs) == (
+        "WwTW",
+    )
