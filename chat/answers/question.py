@@ -1141,6 +1141,7 @@ def read_question(text: str) -> Question:
         wants_list = False  # "how many nodes" wants the number, not the nodes
     found = words.identifiers(text)
     qualifiers = _qualifiers(text)
+    named = _names(reported)
     described = _DESCRIBED.search(text)
     return Question(
         text=text,
@@ -1156,9 +1157,7 @@ def read_question(text: str) -> Question:
         | (relation & (_DECIDED | _REJECTED | _HEIGHT_WORDS)),
         surface=surface_words(subject),
         names=tuple(
-            name
-            for name in _names(reported)
-            if name not in qualifiers and not names_excluded(name, excluded)
+            name for name in named if name not in qualifiers and not names_excluded(name, excluded)
         ),
         kind_spans=frozenset(kind_spans),
         identifiers=tuple(token.lower() for token in (*found.exact, *found.slug_like)),
@@ -1205,7 +1204,7 @@ def read_question(text: str) -> Question:
         role_qualifiers=_role_qualifiers(asked) if kind == PERSON else frozenset(),
         in_order=in_order,
         excluded=excluded,
-        excluded_names=tuple(name for name in _names(reported) if names_excluded(name, excluded)),
+        excluded_names=tuple(name for name in named if names_excluded(name, excluded)),
     )
 
 
