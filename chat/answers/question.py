@@ -655,7 +655,7 @@ _WHICH_Q = re.compile(
 # asked for, right after the question word (not a noun deep in its subject: "rate limiting")
 _ASKED_NOUN = re.compile(
     r"\s*(?:and\s+)?(?:what|which)(?:\s+(?:is|was|are|were))?"
-    r"(?:\s+(?:the|our|a|an|my|your|their))?((?:\s+[\w/%-]+){1,3})",
+    r"(?:\s+(?:the|our|a|an|my|your|their))?((?:\s+[\w/%'’-]+){1,3})",  # ("the dam's height")
     re.I,
 )
 

@@ -4794,3 +4794,8 @@ def test_the_max_time_is_not_a_time_it_happened_again():
     brief = _brief("max time per entry inside the spiral freezer?", freezer,
                    meaning=lambda texts: [0.75 for _ in texts])  # fmt: skip
     assert brief.answerable and "20 minutes" in compose(brief), brief.refusal
+
+
+def test_a_possessive_in_what_is_asked_does_not_hide_the_quantity_after_it():
+    assert read_question("greyrock's total score on the 2025 contractor scorecard?").kind == NUMBER
+    assert read_question("what is the dam's height?").kind == NUMBER
