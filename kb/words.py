@@ -551,12 +551,9 @@ def _name_starts_before(text: str, word: str, name: str, documents: Sequence[str
     for previous in reversed(before.group(1).split()):
         if previous in STOPWORDS:
             break
+        phrase = rf"{previous}\s+{re.escape(start + name)}"
         capital = f"{previous.capitalize()} {start}{name}"
-        lower = re.compile(rf"(?<![\w-]){previous}\s+{re.escape(start + name)}(?![\w-])", re.I)
-        forms = [m.group(0) for doc in documents for m in lower.finditer(doc)]
-        if capital not in forms or any(
-            not form.startswith(previous.capitalize()) for form in forms
-        ):
+        if not _only_capitalised(phrase, capital, documents, first=True):
             break
         start = f"{previous.capitalize()} {start}"
     return start
@@ -608,13 +605,24 @@ def _name_goes_on(text: str, word: str, name: str, documents: Sequence[str]) -> 
     for next_word in after.group(1).split():
         if next_word in STOPWORDS:
             break
+        phrase = rf"{re.escape(name + rest)}\s+{next_word}"
         capital = f"{name}{rest} {next_word.capitalize()}"
-        lower = re.compile(rf"(?<![\w-]){re.escape(name + rest)}\s+{next_word}(?![\w-])", re.I)
-        forms = [m.group(0) for doc in documents for m in lower.finditer(doc)]
-        if capital not in forms or any(not form.endswith(next_word.capitalize()) for form in forms):
+        if not _only_capitalised(phrase, capital, documents, first=False):
             break
         rest += f" {next_word.capitalize()}"
     return rest
+
+
+def _only_capitalised(phrase: str, capital: str, documents: Sequence[str], *, first: bool) -> bool:
+    """The documents write the phrase (a pattern, matched whatever its case) as `capital`,
+    and never with its `first` word (else its last) in lower case: "Brekken Ridge", never
+    "Brekken ridge"; "Saltings WwTW", never "saltings WwTW"."""
+    found = re.compile(rf"(?<![\w-]){phrase}(?![\w-])", re.I)
+    forms = [m.group(0) for doc in documents for m in found.finditer(doc)]
+    word = capital.split()[0] if first else capital.split()[-1]
+    return capital in forms and all(
+        form.startswith(word) if first else form.endswith(word) for form in forms
+    )
 
 
 @lru_cache(maxsize=65536)

@@ -2920,11 +2920,12 @@ def _answerable(
         # verb says "He did not formulate the law in its modern form" (after a sentence on
         # Gresham), however little else it shares
         named = words.terms(" ".join(n for n in question.names if not n[:1].isdigit()))
-        saying = [s for s in ranked if _says_verb(done, s.unit.text)]
+        saying = [(s, _verb_said(done, s.unit.text)) for s in ranked]
+        saying = [(s, said) for s, said in saying if said]
         if (
             saying
-            and all(_says_verb(done, s.unit.text, denied=True) for s in saying)
-            and any(named & words.terms(f"{s.unit.text} {s.unit.context}") for s in saying)
+            and all(_denied(s.unit.text, said) for s, said in saying)
+            and any(named & words.terms(f"{s.unit.text} {s.unit.context}") for s, _ in saying)
         ):
             return False, "the sources say the one the question names did not do it"
     if done and not earlier_terms:
@@ -3055,13 +3056,15 @@ def _done_by(question: Question) -> frozenset[str]:
 _DENIED_BEFORE = re.compile(r"\b(?:not|never|\w+n['’]t)\s+(?:[\w-]+\s+)?$", re.I)
 
 
-def _says_verb(verb: frozenset[str], text: str, *, denied: bool = False) -> bool:
-    """The text says the question's verb in some form; with `denied`, only after a word
-    denying it ("He did not formulate the law")."""
-    said = [m for m in re.finditer(r"[\w'-]+", text) if words.terms(m.group(0)) & verb]
-    if not denied:
-        return bool(said)
-    return bool(said) and all(_DENIED_BEFORE.search(text[: m.start()]) for m in said)
+def _verb_said(verb: frozenset[str], text: str) -> list[re.Match[str]]:
+    """Where the text says the question's verb, in any form ("conducted" of "conduct")."""
+    return [m for m in re.finditer(r"[\w'-]+", text) if words.terms(m.group(0)) & verb]
+
+
+def _denied(text: str, said: Sequence[re.Match[str]]) -> bool:
+    """Each place the text says the verb (`_verb_said`) comes after a word denying it ("He
+    did not formulate the law")."""
+    return all(_DENIED_BEFORE.search(text[: m.start()]) for m in said)
 
 
 # a verb's agent after it: "conducted by Bedřich Smetana"
@@ -3071,7 +3074,7 @@ _BY_NAME = re.compile(r"\s+by\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*
 def _done_by_another(question: Question, verb: frozenset[str], text: str) -> bool:
     """The text says the question's verb only as done by another name ("conducted by
     Bedřich Smetana" for "did Dvořák conduct?"): never of the one the question names."""
-    said = [m for m in re.finditer(r"[\w'-]+", text) if words.terms(m.group(0)) & verb]
+    said = _verb_said(verb, text)
     if not said:
         return False
     names = [name for name in question.names if not name[:1].isdigit()]  # (years are no agent)
@@ -3219,12 +3222,23 @@ def _the_other_way_round(question: Question, text: str) -> bool:
     """The text says it of the question's two names the other way round: "Pennine sends the
     files to the Coldhurst dispatch office" for "does coldhurst send the files to pennine?"
     (one name before, the other after "to"), and never the question's way."""
-    names = [n for n in question.names if not n[:1].isdigit()]
-    for first in names:
-        for second in names:
-            if first != second and _goes_to(first, second, question.text):
-                return _goes_to(second, first, text) and not _goes_to(first, second, text)
-    return False
+    asked = _asked_direction(question.text, question.names)
+    if asked is None:
+        return False
+    first, second = asked
+    return _goes_to(second, first, text) and not _goes_to(first, second, text)
+
+
+@lru_cache(maxsize=1024)
+def _asked_direction(text: str, names: tuple[str, ...]) -> tuple[str, str] | None:
+    """The first two of the question's names it says one "to" the other, in that order (read
+    once per question, not once per unit); None when it says none so."""
+    named = [n for n in names if not n[:1].isdigit()]
+    for first in named:
+        for second in named:
+            if first != second and _goes_to(first, second, text):
+                return first, second
+    return None
 
 
 def _goes_to(first: str, second: str, text: str) -> bool:
