@@ -3099,8 +3099,9 @@ def _tells_again(ranks: set[str], text: str) -> bool:
     return bool(said & ranks) or bool(_AGAIN.search(text))
 
 
-# the ranks of a time that say it happened before ("a second time"; not "the max time")
-_REPEATS = frozenset({"second", "third", "fourth", "fifth", "sixth"})
+# the ranks of a time that say it happened before ("a second time"; not "the max time", nor
+# "the first" or "the last time"): the places in order values.RANK_FAMILIES spells
+_REPEATS = next(f for f in vals.RANK_FAMILIES if "second" in f) - {"first", "last"}
 _AGAIN = re.compile(r"\b(?:again|once more|another time)\b", re.I)
 
 
