@@ -499,6 +499,9 @@ def respelled_from(text: str, found: dict[str, frozenset[str]], known: dict[str,
             used = [w for w in near if w in known]
             if len({known[w] for w in used}) > 1:
                 continue  # two words of the documents, neither more likely
+            # (never a word rarer in English than the one typed: "narrowest" is no slip for
+            # "narrowent", whose stem the documents use; a hyphen left out is the same word)
+            used = [w for w in used if "-" in w or _zipf(w) >= _zipf(word)]
         if used:
             fixes[word] = min(used, key=lambda w: (-_zipf(w), len(w) != len(word), w))
     if not fixes:
@@ -623,6 +626,20 @@ def _only_capitalised(phrase: str, capital: str, documents: Sequence[str], *, fi
     return capital in forms and all(
         form.startswith(word) if first else form.endswith(word) for form in forms
     )
+
+
+ENGLISH_WORD = 3.0  # a word this common in English (Zipf) is one, not a fragment ("ique")
+
+
+def negated_with_un(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The words of `text` that say "not" of another English word with "un" ("unsuccessful":
+    successful, "unpaid": paid), each as (its terms, the plain word's terms); not a word that
+    only starts so ("unit", "union", "under", "unless")."""
+    found = []
+    for word in dict.fromkeys(re.findall(r"(?<![\w'’-])un([a-z]{4,})(?![\w'’-])", text.lower())):
+        if f"un{word}" not in STOPWORDS | {"unless"} and _zipf(word) >= ENGLISH_WORD:
+            found.append((terms(f"un{word}"), terms(word)))
+    return tuple(found)
 
 
 @lru_cache(maxsize=65536)

@@ -698,6 +698,7 @@ def _pick_lead(
         # exists"), even when the question says someone left
         present = [s for s in ranked if not s.unit.revoked]
         ranked = present or ranked
+    everyone = ranked
     if question.names and question.specific:
         # the value asked for is that of what the question names ("when did it fly past
         # Neptune": not the dates of Jupiter and Saturn); a how-to's steps may name nothing
@@ -851,6 +852,21 @@ def _pick_lead(
         )
         and (not question.wants_list or best.unit.group < 0 or s.unit.group >= 0)
     ]
+    if not contenders and best.values and trust(best.source) == TRUST_UNCURATED:
+        # a note's "the limit is 300 RLU" beside a standard's "The pass limit is 150 RLU":
+        # another amount of the same measure, stated by a rule for every case where the
+        # note names its own (the line, the allergen), and not for another named one
+        contenders = [
+            s
+            for s in everyone[:MAX_CONTENDERS]
+            if trust(s.source) > trust(best.source)
+            and s.source.block != "rejected"
+            and s.coverage >= MIN_COVERAGE_CLOSE
+            and s.score >= best.score - _trust_margin(best, s)
+            and _another_amount_of_the_same_measure(best, s)
+            and not _names_another_code(question, s.unit)
+            and not about_another(question, s)
+        ]
     if not contenders:
         return best
     # the trusted unit most like the best one states what it states
@@ -997,6 +1013,35 @@ def _similarity(texts: Sequence[str]) -> Callable[[Scored, Scored], float]:
 
 def _same_kind(a: Scored, b: Scored) -> bool:
     return bool({v.kind for v in a.values} & {v.kind for v in b.values})
+
+
+def _names_another_code(question: Question, unit: Unit) -> bool:
+    """The unit names a code like one the question names, but not it ("CH1" for ch2)."""
+    text = f"{unit.text} {unit.section} {unit.context}"
+    for name in question.names:
+        code = re.fullmatch(r"([A-Za-z]+)[-\s]?\d+", name)
+        if code is None or names_in([name], text):
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(code.group(1))}[-\s]?\d+(?![\w-])", text, re.I):
+            return True
+    return False
+
+
+def _another_amount_of_the_same_measure(a: Scored, b: Scored) -> bool:
+    """The two units state different amounts counted or measured in the same unit ("300
+    RLU" and "150 RLU", "-18 °C" and "-21 °C"); a span of time or a sum of money is too common
+    a measure to say they are about the same thing."""
+    measured = (vals.COUNT, vals.QUANTITY)
+    return any(
+        x.kind == y.kind
+        and x.kind in measured
+        and len(x.key) > 1
+        and x.key[1]
+        and x.key[1:] == y.key[1:]
+        and x.key != y.key
+        for x in a.values
+        for y in b.values
+    )
 
 
 # A unit saying what came before ("Replaces: ...", "Previously: ...").
@@ -2822,6 +2867,11 @@ def _answerable(
     ]
     # units that say what is asked, but of another thing (another row, side, year, ...)
     of_another: list[Scored] = []
+    # "what was the magnitude of the 2010 earthquake in Haiti?": where some unit says a
+    # magnitude (of another earthquake), one that says none does not answer
+    asked_property = question.property_asked if not earlier_terms else frozenset()
+    if asked_property and not any(words.matching(asked_property, _said_around(s)) for s in ranked):
+        asked_property = frozenset()
     candidates = _set_aside(
         plausible,
         lambda s: (
@@ -2829,14 +2879,26 @@ def _answerable(
             or _of_a_sibling(question, s, siblings)
             or about_another(question, s)
             or _the_other_way_round(question, s.unit.text)
+            or (
+                bool(asked_property)
+                and s.meaning < CLOSE_MEANING
+                and not words.matching(asked_property, _said_around(s))
+            )
+            or _says_the_opposite(question, s.unit)
         ),
         of_another,
     )
-    sides = _told_apart(question.text)[0] if question.superlative else ()
-    if sides and question.kind in (WHAT, WHICH) and not earlier_terms:
+    sides = tuple(
+        (group, asked)
+        for group, asked in _told_apart(question.text)[0]
+        if (question.superlative and question.kind in (WHAT, WHICH))
+        or (group in _VARIANTS and question.kind not in (YESNO, HOWTO))
+    )
+    if sides and not earlier_terms:
         # "what is the smallest of Lake Baikal's islands?": where a unit says the other end
         # ("The largest of the lake's 27 islands is Olkhon"), one saying neither end (that
-        # Baikal is a rift lake) does not answer
+        # Baikal is a rift lake) does not answer; nor, beside "the high-temperature alarm is
+        # set at -21 °C", does the store's set point answer when the low alarm goes off
         if any(_says_side(sides, s, other=True) for s in of_another):
             candidates = [s for s in candidates if _says_side(sides, s)]
     if question.excluded and not earlier_terms:
@@ -2951,8 +3013,15 @@ def _answerable(
             if not candidates:
                 return False, "no source says it happened again"
     if question.negated and not earlier_terms:
-        # "which route does not offer huts?": not "the Marangu route offers huts"
-        candidates = [s for s in candidates if says_not(s.unit)]
+        # "which route does not offer huts?": not "the Marangu route offers huts", nor a "not"
+        # about something else ("could not have survived" for chapters that are not
+        # digressions)
+        candidates = [
+            s
+            for s in candidates
+            if says_not(s.unit)
+            and (not question.denied or words.matching(question.denied, _stated_terms(s)))
+        ]
         if not candidates:
             return False, "no source says what is not so"
     if question.restricted_to and not earlier_terms:
@@ -2997,10 +3066,13 @@ def _of_the_excluded(question: Question, scored: Scored) -> bool:
     """The unit is about what the question sets aside: its document's title names it, or the
     unit (or its heading) names it and nothing else ("Quay Street had 23 rag trips" for
     "apart from quay st")."""
+    hit = scored.source.hit
+    title = words.terms(hit.title)
+    if question.excluded and title and title <= question.excluded:
+        return True  # (typed in lower case: "besides the arctic fox", of "Arctic fox")
     excluded = question.excluded_names
     if not excluded:
         return False
-    hit = scored.source.hit
     if names_in(excluded, hit.title):
         return True
     if not names_in(excluded, _with_headings(scored)):
@@ -3010,6 +3082,16 @@ def _of_the_excluded(question: Question, scored: Scored) -> bool:
         and not names_in(excluded, v.text)
         and not words.terms(v.text) <= question.excluded  # ("the drama theatre", typed)
         for v in vals.values_in(scored.unit.text)
+    )
+
+
+def _says_the_opposite(question: Question, unit: Unit) -> bool:
+    """The unit says the word the question negates with "un" without the "un": "the most
+    successful of his operas" for "which operas were unsuccessful?"."""
+    said = unit_terms(unit)
+    return any(
+        words.matching(plain, said) and not words.matching(negated, said)
+        for negated, plain in question.opposed
     )
 
 
@@ -3122,42 +3204,48 @@ def _ranks_otherwise(question: Question, unit: Unit) -> bool:
 # the side the question says, is about another thing ("Network Supervisor, North crews"
 # for the south crews' supervisor, the adults' critical limits for a child's)
 TermSides = tuple[frozenset[str], ...]  # the sides of a group of `_OPPOSITES`
+# the variants of a thing ("the south crews", "the low temperature alarm", "weekend cover"):
+# where the documents say one, a unit saying neither does not say the other
+_VARIANT_GROUPS = (
+    "north northern | south southern | east eastern | west western",
+    "upper | lower",
+    "high highest | low lowest",
+    "inbound incoming | outbound outgoing",
+    "internal | external",
+    "weekday weekdays | weekend weekends",
+    "summer | winter",
+    "adult adults | child children paediatric pediatric",
+    "permanent | temporary",
+    "manual manually | automatic automatically",
+    "domestic | international",
+    "public | private",
+)
+_OTHER_GROUPS = (
+    # the superlatives of size, said of one thing ("its greatest width" for the smallest),
+    # and the bounds they set ("maximum 8 hours" is not the shortest window)
+    "largest biggest greatest longest widest maximum max | smallest shortest narrowest minimum",
+    "double doubles doubled doubling | halve halves halved halving",
+    "begin began begun beginning start started | end ended ending finish finished",
+    "born birth | died death",
+    "import imports imported | export exports exported",
+    "increase increased rise rose | decrease decreased fall fell",
+    # the two ends of a scale, said as superlatives ("voted the best" for the worst)
+    "best | worst",
+    "hottest warmest | coldest",
+    "wettest | driest",
+    "deepest | shallowest",
+    "heaviest | lightest",
+    "fastest quickest | slowest",
+    "oldest | youngest newest",
+    "closest nearest | farthest furthest",
+    "strongest | weakest",
+    "richest | poorest",
+)
 _OPPOSITES: tuple[TermSides, ...] = tuple(
     tuple(words.terms(side) for side in group.split("|"))
-    for group in (
-        "north northern | south southern | east eastern | west western",
-        "upper | lower",
-        "high highest | low lowest",
-        # the superlatives of size, said of one thing ("its greatest width" for the smallest),
-        # and the bounds they set ("maximum 8 hours" is not the shortest window)
-        "largest biggest greatest longest widest maximum max | smallest shortest narrowest minimum",
-        "inbound incoming | outbound outgoing",
-        "internal | external",
-        "weekday weekdays | weekend weekends",
-        "summer | winter",
-        "adult adults | child children paediatric pediatric",
-        "permanent | temporary",
-        "manual manually | automatic automatically",
-        "domestic | international",
-        "public | private",
-        "double doubles doubled doubling | halve halves halved halving",
-        "begin began begun beginning start started | end ended ending finish finished",
-        "born birth | died death",
-        "import imports imported | export exports exported",
-        "increase increased rise rose | decrease decreased fall fell",
-        # the two ends of a scale, said as superlatives ("voted the best" for the worst)
-        "best | worst",
-        "hottest warmest | coldest",
-        "wettest | driest",
-        "deepest | shallowest",
-        "heaviest | lightest",
-        "fastest quickest | slowest",
-        "oldest | youngest newest",
-        "closest nearest | farthest furthest",
-        "strongest | weakest",
-        "richest | poorest",
-    )
+    for group in _VARIANT_GROUPS + _OTHER_GROUPS
 )
+_VARIANTS = frozenset(_OPPOSITES[: len(_VARIANT_GROUPS)])
 
 # A thing told from others of its kind by a number or a capital letter after a word
 # ("tier 4", "troponin T", "line 3", a model "NV-4.2", "the nv-4.2s"): lower-case in a

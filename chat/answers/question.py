@@ -93,7 +93,7 @@ _YESNO_Q = re.compile(
 # "the response time", "the lead time": a span of time ("the start time" is a time of day).
 _SPAN_OF_TIME = re.compile(
     r"\b(?!(?:start|starting|end|ending|finish|opening|closing|arrival|departure|meeting|"
-    r"launch|release|local|the|a|what)\b)[a-z]+ times?\b"
+    r"launch|release|local|the|a|what|every|each|any|some|first|last|next)\b)[a-z]+ times?\b"
 )
 _QUANTITY_NOUNS = re.compile(
     r"\b(?:number|limit|cap|threshold|size|lag|timeout|ttl|retention|rate|percentage|version|"
@@ -299,9 +299,22 @@ _DECIDED = frozenset(words.terms("decided approved"))
 # rejected approach's record says as its decision ("Rejected on ... by", "Decided on ... by")
 _REJECTING_Q = re.compile(
     r"\b(?:turn(?:ed|s)?\s+(?:\w+\s+)?down|decid(?:ed|es|e)\s+against|rul(?:ed|es|e)\s+out|"
-    r"reject(?:ed|s)?|veto(?:ed|es)?|said no to|shot down|knock(?:ed|s)? back)\b",
+    r"(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\bour )reject(?:ed|s)?|veto(?:ed|es)?|said no to|shot down|"
+    r"knock(?:ed|s)? back)\b",
     re.I,
 )
+# "reject" is a verb after a word that needs one ("did the board reject it?"); without one it
+# names a thing ("who empties the MD reject bins?"), as "the rejected packs" does
+_NEEDS_VERB = re.compile(r"\b(?:do|does|did|will|would|should|could|can|to|not|n't)\b", re.I)
+
+
+def _rejecting(asked: str) -> re.Match[str] | None:
+    for match in _REJECTING_Q.finditer(asked):
+        if match.group(0).lower() != "reject" or _NEEDS_VERB.search(asked[: match.start()]):
+            return match
+    return None
+
+
 _REJECTED = frozenset(words.terms("rejected decided"))
 
 
@@ -450,6 +463,15 @@ class Question:
     # unit saying it of that thing alone does not answer it
     excluded: frozenset[str] = frozenset()
     excluded_names: tuple[str, ...] = ()  # ...the names among them ("Quay Street")
+    # what a "what is the N of X?" question asks of X ("magnitude"): a unit that answers says
+    # it, where another unit does (see `_property_of`)
+    property_asked: frozenset[str] = frozenset()
+    # the words it negates with "un" ("unsuccessful"), each with the plain word: a unit saying
+    # only the plain word ("the most successful of his operas") says the opposite
+    opposed: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+    # what a negated question says is not so ("digressions" of "which chapters are not
+    # digressions?"): a unit saying "not" of something else does not answer it
+    denied: frozenset[str] = frozenset()
 
     @property
     def asks_end(self) -> bool:
@@ -524,6 +546,13 @@ _NEGATED = re.compile(
 )
 
 
+def _denied(asked: str) -> frozenset[str]:
+    """The words after a question's "not" (its subject's own words aside, they are what it
+    says is not so): "digress" of "which chapters of moby-dick are not digressions?"."""
+    found = _NEGATED.search(asked)
+    return words.terms(asked[found.end() :]) - REQUEST_WORDS if found else frozenset()
+
+
 _KINDS_OF = re.compile(r"kinds?|types?|sorts?", re.I)
 
 
@@ -575,9 +604,11 @@ def _asked_clause(text: str) -> str:
 # "apart from quay st, which station ...", "besides the Selenga which rivers ...", "apart
 # from the concert hall, the drama theatre and ..., what other venues": what the question
 # sets aside, up to the question word after it
+# ("besides the arctic fox are native to iceland": what it sets aside ends at the verb)
+_VERB_AFTER = r"(?:are|is|was|were|do|does|did|has|have|had|can|could|will|would)"
 _EXCLUDING = re.compile(
     rf"\b(?:apart from|aside from|besides|other than|except(?:\s+for)?|excluding|not counting)"
-    rf"\s+((?:(?!{_WH}\b)[^;?])+?)(?=\s*,?\s*{_WH}\b|\s*[;?]|\s*$)",
+    rf"\s+((?:(?!{_WH}\b)[^;?])+?)(?=\s*,?\s*{_WH}\b|\s*[;?]|\s*$|\s+{_VERB_AFTER}\b)",
     re.I,
 )
 
@@ -1069,9 +1100,13 @@ def read_question(text: str) -> Question:
     # of thing is asked for, the second what else is ("who do i ring and how fast does it
     # get blocked?": a person); one asking what or how much is read with the second ("what's
     # the restore target and how long was it down?": spans of time)
-    kind = _kind(_SECOND_QUESTION.split(asked, maxsplit=1)[0])
+    first = _SECOND_QUESTION.split(asked, maxsplit=1)[0]
+    kind = _kind(first)
     if kind in (WHAT, WHICH, NUMBER):
         kind = _kind(asked)
+        first = text
+    elif first == asked:
+        first = text
     reported, claim, told = _claim(text)
     for sentence in told:  # the question, without the readings it checks
         text = " ".join(text.replace(sentence, " ").split())
@@ -1122,7 +1157,7 @@ def read_question(text: str) -> Question:
         # "how tall is the lighthouse?": what says a height in words answers ("rises 35
         # metres", "35 metres high"), not any length ("18 kilometres off the coast")
         relation |= _HEIGHT_WORDS
-    rejecting = _REJECTING_Q.search(asked) if kind in (PERSON, DATE) else None
+    rejecting = _rejecting(asked) if kind in (PERSON, DATE) else None
     if rejecting:
         relation = _REJECTED
         subject = subject.replace(rejecting.group(0), " ")
@@ -1176,7 +1211,8 @@ def read_question(text: str) -> Question:
         elliptical=bool(_LEANING.match(text)),
         refers_back=bool(_REFERS_BACK.search(text)),
         continues=bool(_CONTINUES.match(text)),
-        asks_frequency=bool(_FREQUENCY_Q.search(text)),
+        # ("who checks the list and how often?": a person, then how often, Question.also_kinds)
+        asks_frequency=bool(_FREQUENCY_Q.search(first)),
         asks_requirements=bool(_NEEDS_Q.search(asked)),
         superlative=_superlative(text),
         describes=bool(described),
@@ -1197,6 +1233,7 @@ def read_question(text: str) -> Question:
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),
         negated=kind not in (YESNO, HOWTO, REASON) and bool(_NEGATED.search(asked)),
+        denied=_denied(asked) if kind not in (YESNO, HOWTO, REASON) else frozenset(),
         ranks=tuple(values.ranked_nouns(text).items()),
         checked=_checked(kind, asked, claim),
         restricted_to=_restricted_to(reported),
@@ -1205,6 +1242,8 @@ def read_question(text: str) -> Question:
         in_order=in_order,
         excluded=excluded,
         excluded_names=tuple(name for name in named if names_excluded(name, excluded)),
+        property_asked=_property_of(asked) if kind in (WHAT, WHICH) else frozenset(),
+        opposed=words.negated_with_un(asked) if kind not in (YESNO, HOWTO) else (),
     )
 
 
@@ -1263,6 +1302,23 @@ _JOURNEY_BEFORE = re.compile(
     r"\b(?:\s+[\w'’-]+){0,3}\s*$",
     re.I,
 )
+
+
+# "what was the magnitude of the earthquake?": the property asked of a thing, the last word
+# before "of" (not what it is called: "the name of", nor one end: "the smallest of")
+_PROPERTY_OF = re.compile(
+    r"^\s*(?:and\s+)?(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|its|their|our)\s+"
+    r"(?:[\w-]+\s+){0,2}?([a-z][\w-]*)\s+of\b",
+    re.I,
+)
+_NAMING_NOUNS = frozenset(words.terms("name names title"))
+
+
+def _property_of(asked: str) -> frozenset[str]:
+    found = _PROPERTY_OF.match(asked)
+    if found is None or found.group(1).lower().endswith("est"):
+        return frozenset()
+    return words.terms(found.group(1)) - _NAMING_NOUNS
 
 
 def _restricted_to(text: str) -> tuple[frozenset[str], ...]:

@@ -185,11 +185,11 @@ def _measures(text: str) -> frozenset[str]:
 def context_terms(source: PromptSource, unit: Unit) -> frozenset[str]:
     """The words around a unit that say what it is about: heading, lead-in, title, the
     document's own summary and tags, and what its curated type makes it (a postmortem's title
-    names what broke; readers call it the outage or the incident)."""
+    names what broke; readers call it the outage or the incident; "MD" names metal detection)."""
     hit = source.hit
     return words.terms(
-        f"{unit.section} {unit.context} {unit.intro} {hit.title} {hit.heading_path} {source.about} "
-        f"{_TYPE_NAMES.get(hit.canonical_type or '', '')}"
+        f"{unit.section} {unit.context} {unit.intro} {hit.title} {_leading_initials(hit.title)} "
+        f"{hit.heading_path} {source.about} {_TYPE_NAMES.get(hit.canonical_type or '', '')}"
     )
 
 
@@ -769,7 +769,8 @@ def names_present(names: Sequence[str], source: PromptSource, unit: Unit) -> boo
     hit = source.hit
     around = (
         f"{unit.text} {_named_initials(unit.text)} {unit.section} {unit.context} {hit.title} "
-        f"{_initials(hit.title)} {hit.heading_path} {source.about} {source.covers}"
+        f"{_initials(hit.title)} {_leading_initials(hit.title)} {hit.heading_path} "
+        f"{source.about} {source.covers}"
     )
     peoples = [name for name in names if DEMONYM.match(name)]
     if not all(_people_stated(name, f"{hit.title} {hit.text}") for name in peoples):
@@ -809,6 +810,18 @@ def _initials(title: str) -> str:
     "International Committee of the Red Cross"); "" for a title of fewer than two."""
     capitals = re.findall(r"\b[A-Z]", title)
     return "".join(capitals) if len(capitals) >= 2 else ""
+
+
+@lru_cache(maxsize=4096)
+def _leading_initials(title: str) -> str:
+    """The initials of a title's first words, however it capitalises them, which name what
+    the document is about ("MD" and "MDV" of "Metal detection verification")."""
+    initials = "".join(
+        word[0]
+        for word in re.findall(r"[^\W\d_][\w'’-]*", title)
+        if word.lower() not in words.STOPWORDS
+    )
+    return " ".join(initials[:end] for end in range(2, len(initials) + 1))
 
 
 def _people_stated(demonym: str, text: str) -> bool:
