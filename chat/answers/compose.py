@@ -147,12 +147,14 @@ def _list_lines(lead: Scored, siblings: tuple[Scored, ...], question: Question) 
 
 def _history(brief: EvidenceBrief, lead: Scored, status: str) -> list[str]:
     """A superseded, deprecated or archived record quoted as history: what replaced it leads
-    a question about now; a question about the past gets the record, marked as past."""
+    a question about now; a question about the past, or about when something was left behind,
+    gets the record, marked as past."""
     title = lead.source.hit.title
     replaced = brief.replaced_by
     successor = brief.successor
     quote = _quote(lead)
-    asked_then = brief.question.asks_past or brief.in_force is not None
+    # (asked when or why something was left behind, the record of that time tells it)
+    asked_then = brief.question.asks_past or brief.question.asks_end or brief.in_force is not None
     if asked_then or replaced is None or successor is None:
         # history, marked as such in the very sentence that quotes it
         later = f"; replaced by {replaced.title}" if replaced is not None else ""

@@ -3073,7 +3073,9 @@ def _of_the_excluded(question: Question, scored: Scored) -> bool:
     excluded = question.excluded_names
     if not excluded:
         return False
-    if names_in(excluded, hit.title):
+    if names_in(excluded, hit.title) and not title - question.excluded <= question.terms:
+        # (not a title the question names whole: "besides Bologna itself, which towns host
+        # campuses of the University of Bologna")
         return True
     if not names_in(excluded, _with_headings(scored)):
         return False

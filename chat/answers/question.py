@@ -562,7 +562,10 @@ _QUESTION_FORM = re.compile(rf"\s*(?:and\s+|but\s+|so\s+)?(?:{_WH}|{_AUX}\b)", r
 # "a tech left his lock on, who has to sign off?": the case first, then the question; the
 # question's own clause says what is asked (its kind), the case only names the subject
 _CASE_FIRST = re.compile(
-    rf"^(?!{_QUESTION_FORM.pattern})[^,;?]{{3,}}?,\s*(?:so\s+|then\s+)?(?={_WH}|{_AUX}\b)",
+    # (not a first part that asks itself: "p2 tickets - how fast do we have to respond, is it
+    # an hour?" asks how fast, and checks its guess after)
+    rf"^(?!{_QUESTION_FORM.pattern})(?:(?!\bhow\s+(?:{_HOW_SPAN}|{_HOW_MUCH})\b|"
+    rf"\b(?:what|which|who|whom|whose)\b)[^,;?]){{3,}}?,\s*(?:so\s+|then\s+)?(?={_WH}|{_AUX}\b)",
     re.I,
 )
 
@@ -1102,11 +1105,10 @@ def read_question(text: str) -> Question:
     # the restore target and how long was it down?": spans of time)
     first = _SECOND_QUESTION.split(asked, maxsplit=1)[0]
     kind = _kind(first)
+    # ("who checks the list and how often?": a person, then how often: Question.also_kinds)
+    kind_of_first = first != asked and kind not in (WHAT, WHICH, NUMBER)
     if kind in (WHAT, WHICH, NUMBER):
         kind = _kind(asked)
-        first = text
-    elif first == asked:
-        first = text
     reported, claim, told = _claim(text)
     for sentence in told:  # the question, without the readings it checks
         text = " ".join(text.replace(sentence, " ").split())
@@ -1211,8 +1213,7 @@ def read_question(text: str) -> Question:
         elliptical=bool(_LEANING.match(text)),
         refers_back=bool(_REFERS_BACK.search(text)),
         continues=bool(_CONTINUES.match(text)),
-        # ("who checks the list and how often?": a person, then how often, Question.also_kinds)
-        asks_frequency=bool(_FREQUENCY_Q.search(first)),
+        asks_frequency=bool(_FREQUENCY_Q.search(first if kind_of_first else text)),
         asks_requirements=bool(_NEEDS_Q.search(asked)),
         superlative=_superlative(text),
         describes=bool(described),

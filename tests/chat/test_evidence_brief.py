@@ -4929,3 +4929,42 @@ def test_a_not_about_something_else_does_not_answer_what_is_not_so():
                   "no huts; climbers camp in tents.\n", title="Kilimanjaro")  # fmt: skip
     answered = _brief("which route up kilimanjaro does not offer huts?", kili, meaning=meaning)
     assert answered.answerable and "Machame" in compose(answered), answered.refusal
+
+
+def test_a_question_checking_its_own_guess_after_a_comma_still_asks_what_it_asked():
+    question = read_question("p2 tickets - how fast do we have to respond, is it an hour?")
+    assert question.kind == DURATION
+    # ...while a case stated first is still only the case
+    assert read_question("a tech left his lock on, who has to sign off?").kind != DURATION
+
+
+def test_asked_when_something_was_left_behind_a_superseded_record_saying_so_is_quoted():
+    tessellate = hit(1, "# Tessellate replaces BridgeWay\n\nWe move every feed from BridgeWay to "
+                        "Tessellate in three waves. Migration finished on 25 November 2019 and "
+                        "BridgeWay was switched off the same evening.\n",
+                     title="Tessellate Interface Engine replaces BridgeWay",
+                     canonical_type="decision", canonical_status="superseded", document_id=11)  # fmt: skip
+    larkspur = hit(2, "# Larkspur Integration Hub\n\nLarkspur Integration Hub is our interface "
+                      "engine. Replaces: the Tessellate Interface Engine.\n",
+                   title="Larkspur Integration Hub", canonical_type="decision",
+                   canonical_status="accepted", document_id=12)  # fmt: skip
+    link = SupersedeLink(
+        older=DocumentRef(document_id=11, title="Tessellate Interface Engine replaces BridgeWay",
+                          slug="t", status="superseded"),
+        newer=DocumentRef(document_id=12, title="Larkspur Integration Hub", slug="l",
+                          status="accepted"),
+    )  # fmt: skip
+    brief = _brief("when did we stop using bridgeway altogether", tessellate, larkspur,
+                   links=[link], meaning=lambda texts: [0.6 for _ in texts])  # fmt: skip
+    text = compose(brief)
+    assert "25 November 2019" in text, text
+
+
+def test_a_thing_set_aside_that_the_question_also_names_as_its_subject_still_answers():
+    bologna = hit(1, "# University of Bologna\n\nThe university today has around 90,000 students "
+                     "and campuses in Bologna, Cesena, Forlì, Ravenna and Rimini.\n",
+                  title="University of Bologna")  # fmt: skip
+    weights = {"campus": 2.0, "bologna": 1.5, "university": 1.0, "town": 1.0, "host": 1.0}
+    brief = _brief("besides Bologna itself, which towns host campuses of the University of "
+                   "Bologna", bologna, weights=weights, meaning=lambda texts: [0.73 for _ in texts])  # fmt: skip
+    assert brief.answerable and "Cesena" in compose(brief), brief.refusal
