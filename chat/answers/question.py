@@ -546,7 +546,7 @@ _NEGATED = re.compile(
 )
 
 
-def _denied(asked: str) -> frozenset[str]:
+def _denied_words(asked: str) -> frozenset[str]:
     """The words after a question's "not" (its subject's own words aside, they are what it
     says is not so): "digress" of "which chapters of moby-dick are not digressions?"."""
     found = _NEGATED.search(asked)
@@ -1234,7 +1234,7 @@ def read_question(text: str) -> Question:
         also_kinds=_also_kinds(kind, asked),
         at_the_time=bool(_AT_THE_TIME.search(text)),
         negated=kind not in (YESNO, HOWTO, REASON) and bool(_NEGATED.search(asked)),
-        denied=_denied(asked) if kind not in (YESNO, HOWTO, REASON) else frozenset(),
+        denied=_denied_words(asked) if kind not in (YESNO, HOWTO, REASON) else frozenset(),
         ranks=tuple(values.ranked_nouns(text).items()),
         checked=_checked(kind, asked, claim),
         restricted_to=_restricted_to(reported),
@@ -1305,21 +1305,19 @@ _JOURNEY_BEFORE = re.compile(
 )
 
 
-# "what was the magnitude of the earthquake?": the property asked of a thing, the last word
-# before "of" (not what it is called: "the name of", nor one end: "the smallest of")
-_PROPERTY_OF = re.compile(
-    r"^\s*(?:and\s+)?(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|its|their|our)\s+"
-    r"(?:[\w-]+\s+){0,2}?([a-z][\w-]*)\s+of\b",
-    re.I,
-)
+# "what was the magnitude of the earthquake?": the property asked of a thing, the word before
+# "of" among those naming what is asked for (`_ASKED_NOUN`); not what it is called ("the name
+# of"), nor one end ("the smallest of")
 _NAMING_NOUNS = frozenset(words.terms("name names title"))
 
 
 def _property_of(asked: str) -> frozenset[str]:
-    found = _PROPERTY_OF.match(asked)
-    if found is None or found.group(1).lower().endswith("est"):
+    found = _ASKED_NOUN.match(asked)
+    named = [token.strip("?.,").lower() for token in found.group(1).split()] if found else []
+    if "of" not in named[1:]:
         return frozenset()
-    return words.terms(found.group(1)) - _NAMING_NOUNS
+    head = named[named.index("of") - 1]
+    return frozenset() if head.endswith("est") else words.terms(head) - _NAMING_NOUNS
 
 
 def _restricted_to(text: str) -> tuple[frozenset[str], ...]:
