@@ -604,6 +604,12 @@ def _asked_clause(text: str) -> str:
     return text[case.end() :] if case else text
 
 
+# "w/c 20 april" (week commencing), "n/a": two letters with a slash shorten a phrase that
+# frames the question; they name nothing it asks about
+# (not a unit after its number: "18 m/s")
+_LETTER_PAIR = re.compile(r"(?<![\w/])(?<!\d )[a-z]/[a-z](?![\w/])", re.I)
+
+
 # "apart from quay st, which station ...", "besides the Selenga which rivers ...", "apart
 # from the concert hall, the drama theatre and ..., what other venues": what the question
 # sets aside, up to the question word after it
@@ -1120,7 +1126,7 @@ def read_question(text: str) -> Question:
     if claimed and kind in (WHAT, WHICH, NUMBER):
         # "P1s get 6 hours to fix. what is the actual target?": a span, as claimed
         kind = DURATION if claimed == {values.DURATION} else NUMBER
-    subject = _FRAME.sub(" ", _ANSWER_FORM.sub(" ", reported))
+    subject = _LETTER_PAIR.sub(" ", _FRAME.sub(" ", _ANSWER_FORM.sub(" ", reported)))
     # (what it sets aside stays among its words: the unit listing it with the answer says
     # them, "Sweden received Western Pomerania, Wismar and ..." for "besides Wismar, ...")
     excluding = _EXCLUDING.search(subject) if kind not in (YESNO, HOWTO) else None

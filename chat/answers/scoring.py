@@ -848,7 +848,9 @@ def names_in(names: Sequence[str], text: str) -> frozenset[str]:
             part = words.fold(part.lower()).replace("_", " ")  # as the text is read
             code = re.fullmatch(r"([a-z]+)[-\s]?(\d+)", part)
             pattern = rf"{code.group(1)}[-\s]?{code.group(2)}" if code else re.escape(part)
-            if not re.search(rf"(?<![\w]){pattern}(?![\w])", around):
+            # (a number is not found inside a larger one: "20" in "20,000" or "20.5")
+            larger = r"|[.,]\d" if part.isdigit() else ""
+            if not re.search(rf"(?<![\w]){pattern}(?![\w]{larger})", around):
                 break
         else:
             found.add(name)

@@ -11,7 +11,7 @@ from chat.answers import values
 from chat.answers.compose import compose
 from chat.answers.evidence import DocumentRef, SupersedeLink, build_brief, trust
 from chat.answers.question import DURATION, NUMBER, YESNO, read_question
-from chat.answers.scoring import names_present
+from chat.answers.scoring import names_in, names_present
 from chat.answers.units import split_units
 from chat.answers.values import is_person_like, values_in
 from chat.prompt import number_sources
@@ -4477,7 +4477,7 @@ def test_chat_spellings_of_short_words_are_those_words_not_letters():
     )
     # a capital R, a unit's letters and a week commencing keep theirs
     assert "r" in read_question("what is R used for here?").terms
-    assert {"w", "c"} <= read_question("who is on call w/c 11 may").terms
+    assert "w/c 11 may" in read_question("who is on call w/c 11 may").text
 
 
 def test_where_a_journey_is_for_is_its_destination_not_a_narrowing():
@@ -4968,3 +4968,17 @@ def test_a_thing_set_aside_that_the_question_also_names_as_its_subject_still_ans
     brief = _brief("besides Bologna itself, which towns host campuses of the University of "
                    "Bologna", bologna, weights=weights, meaning=lambda texts: [0.73 for _ in texts])  # fmt: skip
     assert brief.answerable and "Cesena" in compose(brief), brief.refusal
+
+
+def test_a_week_commencing_is_no_subject_and_a_number_is_not_found_inside_a_larger_one():
+    assert not {"w", "c"} & read_question("whos on the integration on call w/c 20 april").terms
+    rota = hit(1, "# On-call rota\n\n## Rota\n\n| Week | Integration | Duty manager |\n|---|---|---|\n"
+                  "| 13 Apr 2026 | Liam Foster | Rachel Okafor |\n"
+                  "| 20 Apr 2026 | Sofia Lindqvist | Declan Byrne |\n",
+               title="Clinical IT on-call rota Q2 2026")  # fmt: skip
+    runbook = hit(2, "# Queue backlog\n\nEscalate when the queue passes 20,000 messages: phone "
+                     "the Head of Integration (Owen Gallagher).\n", title="Larkspur queue backlog")  # fmt: skip
+    brief = _brief("whos on the integration on call w/c 20 april", runbook, rota,
+                   meaning=lambda texts: [0.5 for _ in texts])  # fmt: skip
+    assert brief.answerable and "Sofia Lindqvist" in compose(brief), brief.refusal or compose(brief)
+    assert not names_in(["20"], "the queue passes 20,000 messages")
