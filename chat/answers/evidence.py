@@ -2914,6 +2914,13 @@ def _answerable(
         if not candidates:
             return False, "no source says how long it is kept"
     asked_years = _years(" ".join(question.names))
+    done = _done_by(question)
+    if asked_years and done and question.kind != YESNO and not earlier_terms:
+        # "Which company did Nokia buy in 2006?": every unit saying it bought something dates
+        # that to another year ("buying ... Alcatel-Lucent in 2016")
+        dating = [s for s in ranked if _verb_said(done, s.unit.text)]
+        if dating and all(_years(s.unit.text) and not _says_year(asked_years, s) for s in dating):
+            return False, "no source states it for the year asked about"
     if asked_years and question.kind != YESNO:
         # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%",
         # nor a line that names Brekken Ridge and says nothing of its availability
@@ -2976,7 +2983,6 @@ def _answerable(
         candidates = [s for s in candidates if not all(_named_by(question, v) for v in s.values)]
         if not candidates:
             return False, "no source names anyone but who the question names"
-    done = _done_by(question)
     if done and question.kind != YESNO and not question.negated and not earlier_terms:
         # "when did Gresham formulate the law in its modern form?": the one unit saying the
         # verb says "He did not formulate the law in its modern form" (after a sentence on
@@ -3141,8 +3147,22 @@ _DENIED_BEFORE = re.compile(r"\b(?:not|never|\w+n['’]t)\s+(?:[\w-]+\s+)?$", re
 
 
 def _verb_said(verb: frozenset[str], text: str) -> list[re.Match[str]]:
-    """Where the text says the question's verb, in any form ("conducted" of "conduct")."""
-    return [m for m in re.finditer(r"[\w'-]+", text) if words.terms(m.group(0)) & verb]
+    """Where the text says the question's verb, in any form ("conducted" of "conduct",
+    "buying" of "buy")."""
+    return [m for m in re.finditer(r"[\w'-]+", text) if _inflects(verb, m.group(0))]
+
+
+_INFLECTION = re.compile(r"(?:ing|ed|d|es|s)")
+
+
+def _inflects(verb: frozenset[str], word: str) -> bool:
+    """The word is a form of the verb: the same stem, or the verb with an ending ("buying"
+    of "buy", which keeps its own stem; not "form" of "formulate")."""
+    lowered = word.lower()
+    return bool(words.terms(word) & verb) or any(
+        lowered.startswith(stem) and _INFLECTION.fullmatch(lowered[len(stem) :]) is not None
+        for stem in verb
+    )
 
 
 def _denied(text: str, said: Sequence[re.Match[str]]) -> bool:

@@ -4982,3 +4982,16 @@ def test_a_week_commencing_is_no_subject_and_a_number_is_not_found_inside_a_larg
                    meaning=lambda texts: [0.5 for _ in texts])  # fmt: skip
     assert brief.answerable and "Sofia Lindqvist" in compose(brief), brief.refusal or compose(brief)
     assert not names_in(["20"], "the queue passes 20,000 messages")
+
+
+def test_where_every_unit_saying_the_verb_dates_it_to_another_year_the_year_asked_is_refused():
+    nokia = hit(1, "# Nokia\n\nNokia Corporation is a Finnish multinational telecommunications "
+                   "company. The company then concentrated on network infrastructure, buying the "
+                   "French-American equipment maker Alcatel-Lucent in 2016.\n", title="Nokia")  # fmt: skip
+    meaning = lambda texts: [0.7 for _ in texts]  # noqa: E731
+    weights = {"nokia": 3.0, "company": 2.0, "buy": 2.0}
+    brief = _brief("Which company did Nokia buy in 2006?", nokia, meaning=meaning, weights=weights)
+    assert not brief.answerable, compose(brief)
+    answered = _brief("Which company did Nokia buy in 2016?", nokia, meaning=meaning,
+                      weights=weights)  # fmt: skip
+    assert answered.answerable and "Alcatel-Lucent" in compose(answered), answered.refusal
