@@ -94,6 +94,20 @@ def stem(word: str) -> str:
     return word
 
 
+# the endings `stem` leaves on a short word ("buying": a word of six letters keeps its "ing")
+_ENDING = re.compile(r"(?:ing|ed|d|es|s)")
+
+
+def form_of(word: str, stems: Collection[str]) -> bool:
+    """The word is one of `stems` as `terms` reads it, or one of them with an ending that
+    `stem` leaves on a short word ("buying" of "buy"); not a longer word a stem starts
+    ("form" is no form of "formulat")."""
+    lowered = word.lower()
+    return bool(terms(word) & frozenset(stems)) or any(
+        lowered.startswith(s) and _ENDING.fullmatch(lowered[len(s) :]) is not None for s in stems
+    )
+
+
 @lru_cache(maxsize=8192)  # the reranker reads the same headings and openings on every search
 def terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed content terms; compound tokens also yield their parts."""

@@ -3149,20 +3149,7 @@ _DENIED_BEFORE = re.compile(r"\b(?:not|never|\w+n['’]t)\s+(?:[\w-]+\s+)?$", re
 def _verb_said(verb: frozenset[str], text: str) -> list[re.Match[str]]:
     """Where the text says the question's verb, in any form ("conducted" of "conduct",
     "buying" of "buy")."""
-    return [m for m in re.finditer(r"[\w'-]+", text) if _inflects(verb, m.group(0))]
-
-
-_INFLECTION = re.compile(r"(?:ing|ed|d|es|s)")
-
-
-def _inflects(verb: frozenset[str], word: str) -> bool:
-    """The word is a form of the verb: the same stem, or the verb with an ending ("buying"
-    of "buy", which keeps its own stem; not "form" of "formulate")."""
-    lowered = word.lower()
-    return bool(words.terms(word) & verb) or any(
-        lowered.startswith(stem) and _INFLECTION.fullmatch(lowered[len(stem) :]) is not None
-        for stem in verb
-    )
+    return [m for m in re.finditer(r"[\w'-]+", text) if words.form_of(m.group(0), verb)]
 
 
 def _denied(text: str, said: Sequence[re.Match[str]]) -> bool:

@@ -231,3 +231,10 @@ def test_a_word_the_documents_capitalise_right_before_a_typed_name_is_part_of_th
     assert words.written_as_names("who hauls the sludge cake away from saltings wwtw", docs) == (
         "WwTW",
     )
+
+
+def test_a_short_verb_with_an_ending_is_a_form_of_it():
+    assert words.form_of("buying", words.terms("buy"))
+    assert words.form_of("conducted", words.terms("conduct"))
+    assert not words.form_of("form", words.terms("formulate"))
+    assert not words.form_of("buyer", words.terms("buy"))
