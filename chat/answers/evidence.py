@@ -2915,11 +2915,15 @@ def _answerable(
             return False, "no source says how long it is kept"
     asked_years = _years(" ".join(question.names))
     done = _done_by(question)
-    if asked_years and done and question.kind != YESNO and not earlier_terms:
+    # the units that say the question's verb, each with where (found once, for both gates
+    # below that read them)
+    saying: list[tuple[Scored, list[re.Match[str]]]] = []
+    if done and question.kind != YESNO and not earlier_terms:
+        saying = [(s, places) for s in ranked if (places := _verb_said(done, s.unit.text))]
+    if asked_years and saying:
         # "Which company did Nokia buy in 2006?": every unit saying it bought something dates
         # that to another year ("buying ... Alcatel-Lucent in 2016")
-        dating = [s for s in ranked if _verb_said(done, s.unit.text)]
-        if dating and all(_years(s.unit.text) and not _says_year(asked_years, s) for s in dating):
+        if all(_years(s.unit.text) and not _says_year(asked_years, s) for s, _ in saying):
             return False, "no source states it for the year asked about"
     if asked_years and question.kind != YESNO:
         # "Brekken Ridge's availability in 2024?": not the row's "Availability 2025: 97.4%",
@@ -2983,17 +2987,13 @@ def _answerable(
         candidates = [s for s in candidates if not all(_named_by(question, v) for v in s.values)]
         if not candidates:
             return False, "no source names anyone but who the question names"
-    if done and question.kind != YESNO and not question.negated and not earlier_terms:
+    if saying and not question.negated:
         # "when did Gresham formulate the law in its modern form?": the one unit saying the
         # verb says "He did not formulate the law in its modern form" (after a sentence on
         # Gresham), however little else it shares
         named = words.terms(" ".join(n for n in question.names if not n[:1].isdigit()))
-        saying = [(s, _verb_said(done, s.unit.text)) for s in ranked]
-        saying = [(s, said) for s, said in saying if said]
-        if (
-            saying
-            and all(_denied(s.unit.text, said) for s, said in saying)
-            and any(named & words.terms(f"{s.unit.text} {s.unit.context}") for s, _ in saying)
+        if all(_denied(s.unit.text, said) for s, said in saying) and any(
+            named & words.terms(f"{s.unit.text} {s.unit.context}") for s, _ in saying
         ):
             return False, "the sources say the one the question names did not do it"
     if done and not earlier_terms:

@@ -514,7 +514,7 @@ def _kind(text: str) -> str:
         # a question typed like a search ("ups runtime in the data centres?") names what it
         # asks for first
         asked = _ASKED_NOUN.match(f"what is {text}")
-    named = [token.strip("?.,").lower() for token in asked.group(1).split()] if asked else []
+    named = _asked_words(asked)
     if named[:1] and _KINDS_OF.fullmatch(named[0]):
         return WHAT  # "what kind of downtime ...": kinds of it, not a span of time
     if _WHAT_IT_COSTS.match(text):
@@ -614,10 +614,9 @@ _LETTER_PAIR = re.compile(r"(?<![\w/])(?<!\d )[a-z]/[a-z](?![\w/])", re.I)
 # from the concert hall, the drama theatre and ..., what other venues": what the question
 # sets aside, up to the question word after it
 # ("besides the arctic fox are native to iceland": what it sets aside ends at the verb)
-_VERB_AFTER = r"(?:are|is|was|were|do|does|did|has|have|had|can|could|will|would)"
 _EXCLUDING = re.compile(
     rf"\b(?:apart from|aside from|besides|other than|except(?:\s+for)?|excluding|not counting)"
-    rf"\s+((?:(?!{_WH}\b)[^;?])+?)(?=\s*,?\s*{_WH}\b|\s*[;?]|\s*$|\s+{_VERB_AFTER}\b)",
+    rf"\s+((?:(?!{_WH}\b)[^;?])+?)(?=\s*,?\s*{_WH}\b|\s*[;?]|\s*$|\s+{_AUX}\b)",
     re.I,
 )
 
@@ -698,6 +697,11 @@ _ASKED_NOUN = re.compile(
     r"(?:\s+(?:the|our|a|an|my|your|their))?((?:\s+[\w/%'’-]+){1,3})",  # ("the dam's height")
     re.I,
 )
+
+
+def _asked_words(found: re.Match[str] | None) -> list[str]:
+    """The words an `_ASKED_NOUN` match names, lower-cased, without their punctuation."""
+    return [token.strip("?.,").lower() for token in found.group(1).split()] if found else []
 
 
 # A subject named by a relative clause: "the system that fell over", "the person who
@@ -1318,8 +1322,7 @@ _NAMING_NOUNS = frozenset(words.terms("name names title"))
 
 
 def _property_of(asked: str) -> frozenset[str]:
-    found = _ASKED_NOUN.match(asked)
-    named = [token.strip("?.,").lower() for token in found.group(1).split()] if found else []
+    named = _asked_words(_ASKED_NOUN.match(asked))
     if "of" not in named[1:]:
         return frozenset()
     head = named[named.index("of") - 1]
