@@ -542,20 +542,27 @@ def _evidence(
         return numbered, brief, titles
 
     sources, brief, titles = brief_of(sources)
-    if brief.unstated:  # (a refused brief asks again only for a compare question's target)
+    asked_for: set[str] = set()
+    # (a refused brief asks again only for a compare question's target); a second retrieval
+    # may leave another part unstated: "did we make the SLA on the February outage?" finds
+    # the outage's duration first, then the target it is held against
+    while brief.unstated and brief.unstated not in asked_for and len(asked_for) < MAX_HOPS:
+        asked_for.add(brief.unstated)
         hop = _search(user=user, question=brief.unstated, filters=filters, limit=SECOND_HOP_HITS)
-        if hop.primary:
-            found = widened_sources(
-                user=user,
-                query=brief.unstated,
-                sources=add_sources((), hop.primary[:SECOND_HOP_HITS], block="context"),
-                runner_up=hop.runner_up,
-            )
-            widened, second, second_titles = brief_of(
-                add_sources(sources, tuple(s.hit for s in found), block="context")
-            )
-            if says_more(brief, second):
-                return widened, second, second_titles
+        if not hop.primary:
+            break
+        found = widened_sources(
+            user=user,
+            query=brief.unstated,
+            sources=add_sources((), hop.primary[:SECOND_HOP_HITS], block="context"),
+            runner_up=hop.runner_up,
+        )
+        widened, second, second_titles = brief_of(
+            add_sources(sources, tuple(s.hit for s in found), block="context")
+        )
+        if not says_more(brief, second):
+            break
+        sources, brief, titles = widened, second, second_titles
     return sources, brief, titles
 
 
@@ -589,6 +596,9 @@ RUNNER_UPS_KEPT = 6  # runner-ups of the documents found that join a turn's sour
 NEIGHBOUR_REACH = 2  # chunks before and after: a list longer than a chunk spans three
 # Hits of the second retrieval that join a turn's sources.
 SECOND_HOP_HITS = 4
+# Retrievals after the first for what the evidence leaves unstated: a compare question may
+# need both its measurement and its target.
+MAX_HOPS = 2
 
 
 def _reference(document: Document, starts: dict[int, dt.date]) -> DocumentRef:

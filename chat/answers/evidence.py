@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import math
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,7 @@ from chat.answers.question import (
     DURATION,
     HOWTO,
     KEEPING,
+    LEAST,
     MOST,
     NUMBER,
     PERSON,
@@ -211,6 +213,9 @@ class EvidenceBrief:
     moved_off: SupersedeLink | None = None
     rejected: tuple[PromptSource, ...] = ()
     verdict: str = ""  # "yes" / "no" for a question that compares two values
+    # a question that compares: whether its evidence states what was measured (the outage's
+    # duration), whatever it holds it against
+    measured: bool = False
     # words of the question the lead leaves unstated and no other source states: worth a
     # second retrieval ("" when the answer is whole)
     unstated: str = ""
@@ -1329,7 +1334,33 @@ def _siblings(question: Question, ranked: Sequence[Scored]) -> dict[str, frozens
             table = _list_key(row)
             others = {_row_key(o.unit) for o in rows if _list_key(o) == table} - {key}
             found[key] = found.get(key, frozenset()) | others
+    # ...and, for a name the question follows with a noun ("Lantern Hill reservoir"), the
+    # other names the units write that noun into, capitalised ("Kestle Moor Reservoir"; not
+    # "Automatic failover" for "Redis failover")
+    for name in question.names:
+        after = re.search(rf"\b{re.escape(name)}\s+([a-z]{{3,}})\b", question.text, re.I)
+        if after is None or after.group(1).lower() in words.STOPWORDS:
+            continue
+        noun = after.group(1).lower()
+        written = re.compile(rf"\b((?:[A-Z][\w'’-]*\s+){{1,3}}){noun.capitalize()}s?\b")
+        others = {
+            other
+            for s in ranked
+            for match in written.finditer(s.unit.text)
+            if (other := _bare_name(match.group(1))) and not names_in([name], other)
+        }
+        if others:
+            found[name] = found.get(name, frozenset()) | others
     return found
+
+
+def _bare_name(words_before: str) -> str:
+    """The name in the capitalised words before a noun, without a leading article or
+    pronoun ("The Kestle Moor" -> "Kestle Moor")."""
+    kept = words_before.split()
+    while kept and kept[0].lower() in words.STOPWORDS:
+        kept = kept[1:]
+    return " ".join(kept)
 
 
 def _of_a_sibling(question: Question, scored: Scored, siblings: dict[str, frozenset[str]]) -> bool:
@@ -1827,18 +1858,29 @@ def _compared(
     if not pairs:
         return None
 
-    def key(pair: tuple[Scored, Scored]) -> tuple[bool, int, bool, float]:
+    def key(pair: tuple[Scored, Scored]) -> tuple[bool, int, bool, bool, bool, float]:
         m, t = pair
         bridged = any(re.search(rf"\b{re.escape(c)}\b", t.unit.text) for c in codes[m.document_id])
         alike = len(words.matching(labels[id(t)], labels[id(m)]))
         own = bool(words.matching(_DURATION_LABELS, labels[id(m)]))
-        return bridged, alike, own, m.score + t.score
+        # ...a target in force, not a line saying how it changed ("P1 response target
+        # shortened from 15 to 10 minutes" in the standard's history), and one labelled a
+        # target ("Resolution target: 4 hours") ahead of a limit said in passing ("A P1 not
+        # resolved within 2 hours is escalated")
+        labelled = any(
+            _TARGET_LABEL.search(t.unit.text[: v.start]) for v in _durations(t.unit.text)
+        )
+        return bridged, alike, own, not states_change(t.unit), labelled, m.score + t.score
 
     return max(pairs, key=key)
 
 
 # What a compare question holds a measurement against, when it does not say ("within the SLA")
 _TARGET_WORDS = words.terms("target limit deadline goal objective")
+# ...written as the label of a value ("Resolution target: 4 hours")
+_TARGET_LABEL = re.compile(
+    r"\b(?:targets?|limits?|deadlines?|goals?|objectives?)\s*[:=–—-]?\s*$", re.I
+)
 
 
 def _target_query(question: Question, ranked: Sequence[Scored], durations: Durations) -> str:
@@ -1871,8 +1913,12 @@ def says_more(first: EvidenceBrief, second: EvidenceBrief) -> bool:
         return False
     if len(second.support) > len(first.support) or (second.verdict and not first.verdict):
         return True
+    if not second.question.compares:
+        return False
     cited = {s.document_id for s in (first.lead, *first.listed, *first.support) if s is not None}
-    return second.question.compares and second.lead.document_id not in cited
+    # ...or what was measured where the first found neither it nor a target (the outage's
+    # "Duration: 5 h 05 min" where the first quoted its timeline): the target comes next
+    return second.lead.document_id not in cited or (second.measured and not first.measured)
 
 
 def _measured_query(question: Question, durations: Durations) -> str:
@@ -1880,8 +1926,8 @@ def _measured_query(question: Question, durations: Durations) -> str:
     search for the measurement, by the question's subject without what it is compared against
     ("february lab results outage duration" for "did the february lab results outage get
     fixed within the P1 target?", whose postmortem says "Duration: 5 h 05 min")."""
-    measured, targets, _ = durations
-    if measured or not targets:
+    measured, _, _ = durations
+    if measured:
         return ""
     subject = question.terms - frozenset(question.against) - _TARGET_WORDS
     kept = [w for w in re.findall(r"[\w'-]+", question.text) if words.terms(w) & subject]
@@ -1899,9 +1945,13 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
     targets: list[Scored] = []
     labels: dict[int, frozenset[str]] = {}
     unlike: list[Scored] = []  # targets that state little of the question
-    for scored in ranked[: 2 * MAX_CONTENDERS]:
+    for at, scored in enumerate(ranked):
         if scored.source.block == "rejected" or trust(scored.source) < TRUST_REVIEW:
             continue
+        # past the contenders, a unit may only be a target that names a code of what was
+        # measured (the SLA's P1 row, below an incident's many timeline rows), or a record's
+        # own figure, labelled with what it measures ("Duration: 5 h 05 min")
+        far = at >= 2 * MAX_CONTENDERS
         close = scored.coverage >= MIN_COVERAGE_CLOSE
         text = scored.unit.text
         spans = _durations(text)
@@ -1923,8 +1973,12 @@ def _measured_and_targets(question: Question, ranked: Sequence[Scored]) -> Durat
         limits = [v for v in limited if words.matching(against, before[id(v)])]
         if named or limits:
             labels[id(scored)] = before[id((named or limits)[0])]
-            (targets if close else unlike).append(scored)
-        elif not limited and close:
+            (targets if close and not far else unlike).append(scored)
+        elif (
+            not limited
+            and close
+            and (not far or words.matching(_DURATION_LABELS, before[id(spans[0])]))
+        ):
             labels[id(scored)] = before[id(spans[0])]
             measured.append(scored)
     # ...of which a target row that names a code of what was measured is its target all the
@@ -1950,6 +2004,11 @@ def _durations(text: str) -> list[vals.Value]:
     ]
 
 
+# Of targets named alike, the one nearest a measurement in scale is its target when the next
+# is at least this many times as far (on a log scale: 3 h 15 min against 4 hours, not 1 hour)
+SCALE_APART = 2.0
+
+
 def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     """Yes or no for "did X stay within Y?": the lead's measured value against the second's."""
     if not question.compares or question.kind != YESNO or second is None:
@@ -1959,11 +2018,20 @@ def _verdict(question: Question, lead: Scored, second: Scored | None) -> str:
     if mine is None or not theirs:
         return ""
     measured = vals.duration_seconds(mine)
-    # the target is the duration in the cell or clause named by the question's words
-    target = _named_value(question, second.unit.text, theirs)
-    limit = vals.duration_seconds(target) if target else None
-    if measured is None or limit is None:
+    if measured is None:
         return ""
+    # the target is the duration in the cell or clause named by the question's words; where
+    # those name several alike ("the P1 target": response and resolution), the one of the
+    # measurement's scale (an outage of hours against the target of hours)
+    named = _named_values(question, second.unit.text, theirs)
+    limits = sorted(
+        (abs(math.log(seconds / max(measured, 1))), seconds)
+        for v in named
+        if (seconds := vals.duration_seconds(v))
+    )
+    if not limits or (len(limits) > 1 and limits[1][0] < SCALE_APART * limits[0][0]):
+        return ""  # (an outage of 2 hours against 1 hour or 4: either could be meant)
+    limit = limits[0][1]
     over = re.search(
         r"\b(more than|exceed\w*|over|above|longer|beyond|breach\w*)\b", question.text, re.I
     )
@@ -2233,12 +2301,18 @@ def _named_value(question: Question, text: str, found: Sequence[vals.Value]) -> 
     shares the most words with the question, or the row's last value when no label shares
     one; none when labels tie ("Response target: 30 minutes; Resolution target: 8 hours" for
     "the target")."""
+    named = _named_values(question, text, found)
+    return named[0] if len(named) == 1 else None
+
+
+def _named_values(question: Question, text: str, found: Sequence[vals.Value]) -> list[vals.Value]:
+    """The values of a row whose labels share the most words with the question (several when
+    they tie), or the row's last value when no label shares one."""
     shared = [len(words.matching(question.terms, words.terms(label_of(text, v)))) for v in found]
     best = max(shared, default=0)
     if best == 0:
-        return found[-1] if found else None
-    named = [v for v, n in zip(found, shared, strict=True) if n == best]
-    return named[0] if len(named) == 1 else None
+        return list(found[-1:])
+    return [v for v, n in zip(found, shared, strict=True) if n == best]
 
 
 def build_brief(
@@ -2369,6 +2443,8 @@ def build_brief(
         pool = [s for s in pool if says_not(s.unit) and s.coverage >= MIN_COVERAGE_OPEN] or pool
     if question.ranks and not earlier_terms:
         pool = [s for s in pool if not _ranks_otherwise(question, s.unit)] or pool
+    if question.extreme and not earlier_terms:
+        pool = [s for s in pool if not _bound_the_other_way(question, s.unit)] or pool
     proper = proper_names(question)
     if proper and not earlier_terms:
         # "which plate ... beneath the Atlas Mountains?": a unit about the Andes sharing more
@@ -2650,6 +2726,7 @@ def build_brief(
         verdict=(ordered[1] if ordered else "")
         or _verdict(question, lead, second)
         or _checked_verdict(question, lead, listed),
+        measured=bool(durations and durations[0]),
         unstated=unstated,
         successor=successor,
         current_unit=current_unit,
@@ -3018,6 +3095,13 @@ def _answerable(
             candidates = [s for s in candidates if _tells_again(again, s.unit.text)]
             if not candidates:
                 return False, "no source says it happened again"
+    if question.extreme and not earlier_terms:
+        # "the shortest payment plan": not "payment plans ... for up to 24 months"
+        candidates = _set_aside(
+            candidates, lambda s: _bound_the_other_way(question, s.unit), of_another
+        )
+        if not candidates:
+            return False, "the sources state only the other end of it"
     if question.negated and not earlier_terms:
         # "which route does not offer huts?": not "the Marangu route offers huts", nor a "not"
         # about something else ("could not have survived" for chapters that are not
@@ -3194,6 +3278,15 @@ def _tells_again(ranks: set[str], text: str) -> bool:
 # "the first" or "the last time"): the places in order values.RANK_FAMILIES spells
 _REPEATS = next(f for f in vals.RANK_FAMILIES if "second" in f) - {"first", "last"}
 _AGAIN = re.compile(r"\b(?:again|once more|another time)\b", re.I)
+
+
+def _bound_the_other_way(question: Question, unit: Unit) -> bool:
+    """Asked for one end of a measure, the unit states its amounts only as a bound on the
+    other end: "for up to 24 months" is the longest plan, not the shortest; "at least 3
+    people" is the fewest, not the most."""
+    other = vals.UPPER_BOUND_BEFORE if question.extreme == LEAST else vals.LOWER_BOUND_BEFORE
+    amounts = [v for v in vals.values_in(unit.text) if v.kind in vals.NUMERIC_KINDS]
+    return bool(amounts) and all(other.search(unit.text[: v.start]) for v in amounts)
 
 
 def _ranks_otherwise(question: Question, unit: Unit) -> bool:

@@ -165,8 +165,14 @@ _LEAVING = re.compile(
 )
 
 
-def _leaving(text: str) -> frozenset[str]:
-    found = _LEAVING.search(text)
+# ...and, in a question asking when, switching it off ("when did sentry get turned off?");
+# in a how-to or a what-if, switching off is a step ("what happens if the pump is switched
+# off?")
+_SWITCHED_OFF = re.compile(r"\b(?:switch|turn|shut)(?:ed|s)? (?:it |them )?(?:off|down)\b", re.I)
+
+
+def _leaving(text: str, kind: str) -> frozenset[str]:
+    found = _LEAVING.search(text) or (_SWITCHED_OFF.search(text) if kind == DATE else None)
     return words.terms(found.group(0)) if found else frozenset()
 
 
@@ -236,7 +242,9 @@ _KEEPS_Q = re.compile(
 )
 _COMPARE = re.compile(
     r"\b(?:within|under|over|more than|less than|exceed\w*|beyond|faster|slower|longer|"
-    r"shorter|above|below|inside|meet|met|hit|beat|breach\w*|miss(?:ed)?)\b"
+    r"shorter|above|below|inside)\b"
+    # a verb that compares, not a word after "the" that names a thing ("the met mast")
+    r"|(?<!\bthe )(?<!\ba )(?<!\ban )\b(?:meet|met|hit|beat|breach\w*|miss(?:ed)?)\b"
     # "did we make the SLA": "make" compares only when what it makes is a target or a limit
     r"|\bma(?:ke|de)\b(?=\s+(?:the|our|its|their|it\s+(?:within|inside|under))\b"
     r"(?:\s+[\w-]+)?\s+(?:sla|slas|target|targets|deadline|deadlines|limit|limits|goal|"
@@ -409,6 +417,9 @@ class Question:
     asks_frequency: bool = False  # "how often": every quarter, twice a year, every 2 hours
     asks_requirements: bool = False  # "what do I need before X?": what X requires
     superlative: str = ""  # MOST ("which scored best?"), LEAST ("the worst"), or ""
+    # the end of a measure it asks for: MOST ("the longest plan", "the maximum load"),
+    # LEAST ("the shortest", "the minimum"), or ""
+    extreme: str = ""
     # it names its subject by what the subject did or is ("the system that fell over in the
     # feb outage", "whoever is on call"): another document may say what that is
     describes: bool = False
@@ -970,6 +981,18 @@ _LEAST = re.compile(
 )
 
 
+# The ends of a measure ("most" and "least" left out: "the most common", "at least")
+_MEASURE_MOST = re.compile(r"\b(?:longest|largest|highest|biggest|greatest|maximum|max)\b", re.I)
+_MEASURE_LEAST = re.compile(r"\b(?:shortest|smallest|lowest|fewest|cheapest|minimum|min)\b", re.I)
+
+
+def _extreme(text: str) -> str:
+    most, least = _MEASURE_MOST.search(text), _MEASURE_LEAST.search(text)
+    if bool(most) == bool(least):
+        return ""
+    return MOST if most else LEAST
+
+
 def _superlative(text: str) -> str:
     most, least = _MOST.search(text), _LEAST.search(text)
     if bool(most) == bool(least):
@@ -1215,7 +1238,7 @@ def read_question(text: str) -> Question:
         wants_list=wants_list,
         asks_past=asks_past,
         as_of=as_of,
-        leaving=_leaving(text),
+        leaving=_leaving(text, kind),
         asks_current=bool(_CURRENT.search(text)),
         asks_alternatives=bool(_ALTERNATIVES.search(text) or rejecting),
         compares=(kind == YESNO and bool(_COMPARE.search(asked))) or bool(target_and_actual),
@@ -1226,6 +1249,7 @@ def read_question(text: str) -> Question:
         asks_frequency=bool(_FREQUENCY_Q.search(first if kind_of_first else text)),
         asks_requirements=bool(_NEEDS_Q.search(asked)),
         superlative=_superlative(text),
+        extreme=_extreme(text),
         describes=bool(described),
         described=_described(text, described),
         asks_year=bool(_YEAR_Q.search(text)),

@@ -190,7 +190,10 @@ def spelled_out(units: list[Unit], defined: dict[str, str]) -> list[Unit]:
 # setting change")
 _VERSION = re.compile(r"\b(?:rev(?:ision)?|version|issue|v)\.?\s*(\d+)\b", re.I)
 _CHANGE_SAID = re.compile(
-    r"\b(?:instead of|no longer|used to be|previously|formerly|was changed|were changed)\b", re.I
+    r"\b(?:instead of|no longer|used to be|previously|formerly|was changed|were changed)\b"
+    # "P1 response target shortened from 15 to 10 minutes"
+    r"|\b[a-z]{3,}(?:ed|en)\s+from\s+\S+\s+to\b",
+    re.I,
 )
 
 

@@ -513,6 +513,18 @@ LIMIT_BEFORE = re.compile(
     re.I,
 )
 
+# ...of which the most a value may be ("up to 24 months") and the least ("at least 3 people")
+UPPER_BOUND_BEFORE = re.compile(
+    r"\b(?:up to|at (?:the )?most|no more than|not more than|maximum(?: of)?|max\.?|"
+    r"less than|fewer than)\s*$",
+    re.I,
+)
+LOWER_BOUND_BEFORE = re.compile(
+    r"\b(?:at least|no less than|not less than|no fewer than|minimum(?: of)?|min\.?|"
+    r"more than)\s*$",
+    re.I,
+)
+
 
 def same_value(a: Value, b: Value) -> bool:
     """Whether two values of one kind say the same (35 days == 5 weeks)."""
