@@ -2978,6 +2978,20 @@ def _answerable(
         # set at -21 °C", does the store's set point answer when the low alarm goes off
         if any(_says_side(sides, s, other=True) for s in of_another):
             candidates = [s for s in candidates if _says_side(sides, s)]
+    if not earlier_terms:
+        # "how wide is the crater left by the tunguska explosion?": where its document says
+        # there was none ("He expected a crater but found none"), a unit that does not name
+        # the crater measures something else (the asteroid's 50 to 60 metres)
+        never = _never_found(question, ranked) if candidates else {}
+        if never:
+            candidates = [
+                s
+                for s in candidates
+                if words.matching(never.get(s.document_id, frozenset()), _stated_terms(s))
+                == set(never.get(s.document_id, frozenset()))
+            ]
+            if not candidates:
+                return False, "the sources say there was no such thing"
     if question.excluded and not earlier_terms:
         # "apart from quay st, which station had the most rag trips?": not "Quay Street had
         # 23 rag trips in 2025, the most of any station"
@@ -3248,16 +3262,34 @@ _BY_NAME = re.compile(r"\s+by\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*
 
 def _done_by_another(question: Question, verb: frozenset[str], text: str) -> bool:
     """The text says the question's verb only as done by another name ("conducted by
-    Bedřich Smetana" for "did Dvořák conduct?"): never of the one the question names."""
+    Bedřich Smetana" for "did Dvořák conduct?", "Hahn alone received the 1944 Nobel Prize"
+    for "when did Lise Meitner receive a Nobel Prize?"): never of the one the question
+    names, who is not named in the clause before the verb either."""
     said = _verb_said(verb, text)
     if not said:
         return False
     names = [name for name in question.names if not name[:1].isdigit()]  # (years are no agent)
     for word in said:
         agent = _BY_NAME.match(text, word.end())
-        if agent is None or names_in(names, agent.group(1)):
+        if agent is not None:
+            if names_in(names, agent.group(1)):
+                return False
+            continue
+        before = text[: word.start()]
+        doer = _NAME_BEFORE.search(before)
+        who = _bare_name(doer.group(1)) if doer else ""
+        # (a part of a name the question names is that name: "Hahn" of "Otto Hahn"); the one
+        # asked about named before ("Sweden received ..., while France gained ...") may be
+        # the one the sentence says did it, in other words
+        if not who or names_in(names, before) or any(names_in([who], name) for name in names):
             return False
     return True
+
+
+# a name right before a verb, with at most an adverb between ("Hahn alone received")
+_NAME_BEFORE = re.compile(
+    r"([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)\s+(?:alone\s+|also\s+|then\s+|later\s+|\w+ly\s+)?$"
+)
 
 
 def _named_by(question: Question, value: vals.Value) -> bool:
@@ -3278,6 +3310,37 @@ def _tells_again(ranks: set[str], text: str) -> bool:
 # "the first" or "the last time"): the places in order values.RANK_FAMILIES spells
 _REPEATS = next(f for f in vals.RANK_FAMILIES if "second" in f) - {"first", "last"}
 _AGAIN = re.compile(r"\b(?:again|once more|another time)\b", re.I)
+
+
+# A sentence saying a thing was never there or never found: what follows "there was no"
+# ("there was no crater"), or the clause before "found none" ("He expected a crater but
+# found none", "his body was never found")
+_NONE_FOUND = re.compile(
+    r"\b(?:there (?:is|was|are|were) no|no trace of)\s+(?P<what>(?:[\w'-]+\s+){0,2}[\w'-]+)"
+    r"|\b(?:found (?:none|nothing|no)|none (?:was|were) (?:ever )?found|(?:was|were) never "
+    r"(?:found|recovered|built|made))\b",
+    re.I,
+)
+
+
+def _never_found(question: Question, ranked: Sequence[Scored]) -> dict[int, frozenset[str]]:
+    """{document: the question's words (not its names) that a unit of it says there was none
+    of}: a unit of that document answering must name them."""
+    named = words.terms(" ".join(question.names))
+    asked = question.terms - named - question.relation
+    found: dict[int, frozenset[str]] = {}
+    for s in ranked:
+        text = s.unit.text
+        for match in _NONE_FOUND.finditer(text):
+            if match.group("what"):
+                what = match.group("what")
+            else:
+                start = max(text.rfind(mark, 0, match.start()) for mark in ";:,") + 1
+                what = text[start : match.start()]
+            denied = frozenset(words.matching(asked, words.terms(what)))
+            if denied:
+                found[s.document_id] = found.get(s.document_id, frozenset()) | denied
+    return found
 
 
 def _bound_the_other_way(question: Question, unit: Unit) -> bool:

@@ -5124,3 +5124,55 @@ def test_a_target_labelled_as_one_is_held_against_ahead_of_a_limit_said_in_passi
                    incident, levels)  # fmt: skip
     assert brief.support[0].unit.text.startswith("P1"), brief.support[0].unit.text
     assert brief.verdict == "no", compose(brief)
+
+
+def test_a_verb_another_name_does_is_not_done_by_the_one_asked_about():
+    meitner = hit(1, "# Lise Meitner\n\nLise Meitner was an Austrian-Swedish physicist. Hahn "
+                     "alone received the 1944 Nobel Prize in Chemistry, although Meitner was "
+                     "nominated 48 times for Nobel prizes in physics and chemistry.\n",
+                  title="Lise Meitner")  # fmt: skip
+    brief = _brief("In what year did Lise Meitner receive a Nobel Prize?", meitner)
+    assert not brief.answerable, compose(brief)
+    assert _brief("In what year did Hahn receive a Nobel Prize?", meitner).answerable
+    # the one asked about named in the clause before the verb does it too
+    both = hit(2, "# Lise Meitner\n\nIn 1966 Meitner, with Hahn and Strassmann, received the "
+                  "Enrico Fermi Award.\n", title="Lise Meitner")  # fmt: skip
+    assert _brief("In what year did Lise Meitner receive the Enrico Fermi Award?", both).answerable
+
+
+def test_a_thing_its_document_says_was_never_found_is_not_measured_by_another_sentence():
+    tunguska = hit(1, "# Tunguska event\n\nThe Tunguska event was a huge explosion on 30 June "
+                      "1908. It is thought to have been the air burst of a stony asteroid about "
+                      "50 to 60 metres across. Leonid Kulik led the first expedition in 1927. He "
+                      "expected a crater but found none; near the centre of the blast, trees "
+                      "still stood upright.\n", title="Tunguska event")  # fmt: skip
+    weights = {"crater": 1.0, "explosion": 1.0, "left": 0.3, "tunguska": 2.0, "asteroid": 1.0}
+
+    def close(texts):  # (as close in meaning as the embedder finds them)
+        return [0.7 for _ in texts]
+
+    brief = _brief("how wide is the crater left by the tunguska explosion", tunguska,
+                   weights=weights, meaning=close)  # fmt: skip
+    assert not brief.answerable, compose(brief)
+    asked = _brief("how wide was the asteroid behind the tunguska explosion", tunguska,
+                   weights=weights, meaning=close)  # fmt: skip
+    assert asked.answerable and "60 metres" in compose(asked), compose(asked)
+
+
+def test_what_was_never_found_is_the_thing_the_sentence_says_so_of():
+    amundsen = hit(1, "# Roald Amundsen\n\nBetween 1903 and 1906 Amundsen took the 47-ton herring "
+                      "sloop Gjøa through the Northwest Passage. Amundsen vanished in 1928 when "
+                      "the flying boat carrying him disappeared during the rescue search; his "
+                      "body was never found.\n", title="Roald Amundsen")  # fmt: skip
+    # his body was never found, not the boat asked about
+    brief = _brief("What was the name of the boat Amundsen used to get through the Northwest "
+                   "Passage?", amundsen)  # fmt: skip
+    assert brief.answerable and "Gjøa" in compose(brief), compose(brief)
+
+
+def test_a_verb_said_of_another_after_the_one_asked_about_may_say_it_in_other_words():
+    westphalia = hit(1, "# Peace of Westphalia\n\nSweden received Western Pomerania, Wismar and "
+                        "the bishoprics of Bremen and Verden, while France gained most of "
+                        "Alsace.\n", title="Peace of Westphalia")  # fmt: skip
+    brief = _brief("Which territories did Sweden gain under the Peace of Westphalia?", westphalia)
+    assert brief.answerable and "Western Pomerania" in compose(brief), compose(brief)
