@@ -1040,11 +1040,23 @@ SUPPORT_LEVELS = """# Support priorities and service levels
 """
 
 
-def test_a_record_s_own_duration_is_held_against_the_target_not_how_often_updates_go_out():
-    incident = hit(1, LAB_OUTAGE, title="Lab feed outage, 9 February", canonical_type="incident",
+def _lab_outage_and_levels(outage=LAB_OUTAGE, levels=SUPPORT_LEVELS):
+    """The lab feed outage's postmortem and the service levels it is held against."""
+    incident = hit(1, outage, title="Lab feed outage, 9 February", canonical_type="incident",
                    canonical_status="accepted", slug="inc-31")  # fmt: skip
-    levels = hit(2, SUPPORT_LEVELS, title="Support priorities and service levels (SLA)",
-                 canonical_type="standard", canonical_status="accepted", slug="std-sl")  # fmt: skip
+    standard = hit(2, levels, title="Support priorities and service levels (SLA)",
+                   canonical_type="standard", canonical_status="accepted", slug="std-sl")  # fmt: skip
+    return incident, standard
+
+
+def _ops_sync(follow_up):
+    """Meeting notes following up the February lab feed outage."""
+    return hit(3, "# Ops sync 3 March\n\nFollow-up from the February lab feed outage: "
+                  f"{follow_up}\n", title="Ops sync 3 March")  # fmt: skip
+
+
+def test_a_record_s_own_duration_is_held_against_the_target_not_how_often_updates_go_out():
+    incident, levels = _lab_outage_and_levels()
     brief = _brief("did we make the SLA on the february lab feed outage?", incident, levels)
     # the outage's "Duration", not the longest delay it mentions; against the P1 row's
     # target, not "every 30 minutes" (how often the reporter hears, not a span of time)
@@ -1061,9 +1073,7 @@ def test_a_comparison_with_only_the_target_in_its_evidence_looks_for_the_measure
 
     levels = hit(2, SUPPORT_LEVELS, title="Support priorities and service levels (SLA)",
                  canonical_type="standard", canonical_status="accepted", slug="std-sl")  # fmt: skip
-    notes = hit(3, "# Ops sync 3 March\n\nFollow-up from the February lab feed outage: someone "
-                   "asked if it was fixed within the P1 target. Rachel to check.\n",
-                title="Ops sync 3 March")  # fmt: skip
+    notes = _ops_sync("someone asked if it was fixed within the P1 target. Rachel to check.")
     question = "did the february lab feed outage get fixed within the P1 target?"
     first = _brief(question, notes, levels)
     assert "5 h 05 min" not in compose(first)
@@ -5017,9 +5027,7 @@ def test_a_comparison_with_neither_value_in_its_evidence_looks_for_both_in_turn(
     timeline = hit(1, "# Lab feed outage, 9 February\n\n## Timeline\n\n| Time | What happened "
                       f"|\n|---|---|\n{rows}\n", title="Lab feed outage, 9 February",
                    canonical_type="incident", canonical_status="accepted", slug="inc-31")  # fmt: skip
-    notes = hit(3, "# Ops sync 3 March\n\nFollow-up from the February lab feed outage: someone "
-                   "asked if we met the SLA. P1s get 6 hours to fix, so yes.\n",
-                title="Ops sync 3 March")  # fmt: skip
+    notes = _ops_sync("someone asked if we met the SLA. P1s get 6 hours to fix, so yes.")
     question = "did we meet the sla on the feb lab feed outage"
     first = _brief(question, timeline, notes)
     # neither what was measured nor a target: the measurement is looked for first
@@ -5093,35 +5101,22 @@ def test_the_shortest_is_not_answered_by_a_bound_on_the_longest():
 def test_a_target_named_only_as_a_target_is_the_one_of_the_measurement_s_scale():
     # "the P1 target" names both the response and the resolution target alike: the one an
     # outage of hours is held against is the one of hours, not the 10-minute response
-    incident = hit(1, LAB_OUTAGE, title="Lab feed outage, 9 February", canonical_type="incident",
-                   canonical_status="accepted", slug="inc-31")  # fmt: skip
-    levels = hit(2, SUPPORT_LEVELS, title="Support priorities and service levels (SLA)",
-                 canonical_type="standard", canonical_status="accepted", slug="std-sl")  # fmt: skip
-    brief = _brief("did the february lab feed outage get fixed within the P1 target?",
-                   incident, levels)  # fmt: skip
+    question = "did the february lab feed outage get fixed within the P1 target?"
+    brief = _brief(question, *_lab_outage_and_levels())
     assert brief.support[0].unit.text.startswith("P1"), brief.support[0].unit.text
     assert brief.verdict == "no", compose(brief)
-    quick = LAB_OUTAGE.replace("5 h 05 min", "3 h 20 min")
-    incident = hit(1, quick, title="Lab feed outage, 9 February", canonical_type="incident",
-                   canonical_status="accepted", slug="inc-31")  # fmt: skip
-    brief = _brief("did the february lab feed outage get fixed within the P1 target?",
-                   incident, levels)  # fmt: skip
-    assert brief.verdict == "yes", compose(brief)
+    quick = _lab_outage_and_levels(outage=LAB_OUTAGE.replace("5 h 05 min", "3 h 20 min"))
+    assert _brief(question, *quick).verdict == "yes"
 
 
 def test_a_target_labelled_as_one_is_held_against_ahead_of_a_limit_said_in_passing():
-    incident = hit(1, LAB_OUTAGE, title="Lab feed outage, 9 February", canonical_type="incident",
-                   canonical_status="accepted", slug="inc-31")  # fmt: skip
     escalation = (
         "\n## Escalation\n\nA P1 lab feed outage not fixed within 2 hours is escalated to the "
         "head of service.\n\nAny P1, and any P2 that misses its resolution target, gets a written "
         "postmortem within 10 business days.\n"
     )
-    levels = hit(2, escalation + "\n" + SUPPORT_LEVELS,
-                 title="Support priorities and service levels (SLA)", canonical_type="standard",
-                 canonical_status="accepted", slug="std-sl")  # fmt: skip
-    brief = _brief("did the february lab feed outage get fixed within the P1 target?",
-                   incident, levels)  # fmt: skip
+    sources = _lab_outage_and_levels(levels=escalation + "\n" + SUPPORT_LEVELS)
+    brief = _brief("did the february lab feed outage get fixed within the P1 target?", *sources)
     assert brief.support[0].unit.text.startswith("P1"), brief.support[0].unit.text
     assert brief.verdict == "no", compose(brief)
 
