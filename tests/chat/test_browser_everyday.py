@@ -324,6 +324,8 @@ def test_curation_console_views_for_screenshots(browser, server):
     editor.click("#bulk-confirm-form .cancel-link")  # nothing is changed
     editor.locator("#result_list tbody tr th a").first.click()
     readers = editor.locator("#record-readers")
+    # (the page may still be arriving when the section is first found: wait for its table)
+    readers.locator("td", has_text="everyday-browser").first.wait_for()
     assert "everyday-browser" in readers.inner_text()
     readers.scroll_into_view_if_needed()
     shoot(editor, "admin-record-readers")
