@@ -27,6 +27,7 @@ STOPWORDS = frozenset(
     """a about after again all also am an and any are as at be because been before being
     between both but by can could did do does doing don down during each few for from further
     had has have having he her here hers him his how i if in into is it its itself just me
+    myself yourself yourselves himself herself ourselves themselves
     more most my no nor not now of off on once only or other our ours out over own same she
     should so some such than that the their theirs them then there these they this those
     through to too under until up very was we were what when where which while who whom why

@@ -238,3 +238,10 @@ def test_a_short_verb_with_an_ending_is_a_form_of_it():
     assert words.form_of("conducted", words.terms("conduct"))
     assert not words.form_of("form", words.terms("formulate"))
     assert not words.form_of("buyer", words.terms("buy"))
+
+
+def test_reflexive_pronouns_are_stop_words_like_itself():
+    # "doing the blade inspections ourselves": the pronoun names nothing asked about
+    for word in ("myself", "yourself", "himself", "herself", "itself", "ourselves",
+                 "yourselves", "themselves"):  # fmt: skip
+        assert words.terms(f"we do the inspections {word}") == words.terms("do the inspections")
