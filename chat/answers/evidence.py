@@ -1339,9 +1339,9 @@ def _siblings(question: Question, ranked: Sequence[Scored]) -> dict[str, frozens
     # "Automatic failover" for "Redis failover")
     for name in question.names:
         after = re.search(rf"\b{re.escape(name)}\s+([a-z]{{3,}})\b", question.text, re.I)
-        if after is None or after.group(1).lower() in words.STOPWORDS:
+        noun = after.group(1).lower() if after else ""
+        if not noun or noun in words.STOPWORDS:
             continue
-        noun = after.group(1).lower()
         written = re.compile(rf"\b((?:[A-Z][\w'’-]*\s+){{1,3}}){noun.capitalize()}s?\b")
         others = {
             other
@@ -1857,20 +1857,25 @@ def _compared(
     ]
     if not pairs:
         return None
+    # ...a target in force, not a line saying how it changed ("P1 response target shortened
+    # from 15 to 10 minutes" in the standard's history), and one labelled a target
+    # ("Resolution target: 4 hours") ahead of a limit said in passing ("A P1 not resolved
+    # within 2 hours is escalated"): read once per target, not once per pair
+    in_force = {
+        id(t): (
+            not states_change(t.unit),
+            any(_TARGET_LABEL.search(t.unit.text[: v.start]) for v in _durations(t.unit.text)),
+        )
+        for t in targets[:COMPARED_CANDIDATES]
+    }
 
     def key(pair: tuple[Scored, Scored]) -> tuple[bool, int, bool, bool, bool, float]:
         m, t = pair
         bridged = any(re.search(rf"\b{re.escape(c)}\b", t.unit.text) for c in codes[m.document_id])
         alike = len(words.matching(labels[id(t)], labels[id(m)]))
         own = bool(words.matching(_DURATION_LABELS, labels[id(m)]))
-        # ...a target in force, not a line saying how it changed ("P1 response target
-        # shortened from 15 to 10 minutes" in the standard's history), and one labelled a
-        # target ("Resolution target: 4 hours") ahead of a limit said in passing ("A P1 not
-        # resolved within 2 hours is escalated")
-        labelled = any(
-            _TARGET_LABEL.search(t.unit.text[: v.start]) for v in _durations(t.unit.text)
-        )
-        return bridged, alike, own, not states_change(t.unit), labelled, m.score + t.score
+        current, labelled = in_force[id(t)]
+        return bridged, alike, own, current, labelled, m.score + t.score
 
     return max(pairs, key=key)
 
@@ -3264,7 +3269,8 @@ def _done_by_another(question: Question, verb: frozenset[str], text: str) -> boo
     """The text says the question's verb only as done by another name ("conducted by
     Bedřich Smetana" for "did Dvořák conduct?", "Hahn alone received the 1944 Nobel Prize"
     for "when did Lise Meitner receive a Nobel Prize?"): never of the one the question
-    names, who is not named in the clause before the verb either."""
+    names, who is not named anywhere before the verb either (the sentence may say they did
+    it in other words: "Sweden received ..., while France gained ...")."""
     said = _verb_said(verb, text)
     if not said:
         return False
